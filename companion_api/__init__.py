@@ -1,0 +1,1 @@
+"""The table companion's outer layer: the ``companion`` CLI, the FastAPI app, the SQLite store."""

@@ -1,0 +1,1 @@
+"""Benchmarks behind ``companion bench``; each module is one target."""

@@ -1,0 +1,72 @@
+"""The ``companion`` command line. Each subcommand lives in its own module of this package.
+
+Exit codes (INTERFACES): 0 success, 2 bad usage or bad input (one line on stderr), 3 no board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .common import CliError
+
+#: Subcommand modules, in the order ``companion --help`` lists them. Each defines
+#: ``register(subparsers)`` which adds its parser and sets ``func`` (returning an exit code).
+COMMAND_MODULES = (
+    "check",
+    "moves",
+    "export",
+    "read",
+    "replay",
+    "serve",
+    "render",
+    "calibrate",
+    "bench",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error and exit code 2 (as argparse does, without the usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"companion: {message} (see: {self.prog} --help)\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="companion", description="Table Companion: reads, referees and scores table games.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                continue  # a command not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        code = int(args.func(args))
+    except CliError as exc:
+        sys.stderr.write(f"companion {args.command}: {exc}\n")
+        return exc.code
+    except KeyboardInterrupt:
+        sys.stderr.write("companion: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""Helpers shared by the subcommands: errors with exit codes, JSON output, loading records."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_NO_BOARD = 3
+
+
+class CliError(Exception):
+    """A problem to report on one line of stderr with an exit code (2 unless told)."""
+
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def emit(obj: Any) -> None:
+    """Print one JSON object on its own line."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(", ", ": ")) + "\n")
+
+
+def existing_file(path: str) -> Path:
+    """``path`` if it names a readable file, else a ``CliError``."""
+    p = Path(path)
+    if not p.exists():
+        raise CliError(f"{path}: no such file")
+    if p.is_dir():
+        raise CliError(f"{path}: is a folder, expected a file")
+    return p

@@ -1,0 +1,51 @@
+"""A player's rack as typed at the command line: ``3,5,W`` (``W`` = a wild), for the generator."""
+
+from __future__ import annotations
+
+from engine.core.errors import EventFormatError
+
+from .tiles import MAX_VALUE, RACK_SIZE, WILD
+
+#: Rack tiles: values 0–15 and ``"W"`` for a wild.
+Rack = tuple[int | str, ...]
+
+
+def parse_rack(text: str) -> Rack:
+    """``"3,5,W"`` → ``(3, 5, "W")``; 1 to 3 tiles, values 0–15."""
+    items = [p.strip() for p in text.split(",")]
+    if not text.strip() or any(p == "" for p in items):
+        raise EventFormatError(f"{text!r} is not a rack: give 1 to {RACK_SIZE} tiles like 3,5,W")
+    if len(items) > RACK_SIZE:
+        raise EventFormatError(f"a rack holds at most {RACK_SIZE} tiles, got {len(items)}")
+    rack: list[int | str] = []
+    for p in items:
+        if p.upper() == WILD:
+            rack.append(WILD)
+            continue
+        try:
+            value = int(p)
+        except ValueError:
+            raise EventFormatError(f"{p!r} is not a tile: use a value 0 to {MAX_VALUE} or W for a wild") from None
+        if not 0 <= value <= MAX_VALUE:
+            raise EventFormatError(f"tile value {value} is outside 0 to {MAX_VALUE}")
+        rack.append(value)
+    return tuple(rack)
+
+
+def check_rack(rack: object) -> Rack:
+    """``rack`` as a ``Rack`` if it is a sequence of values 0–15 and ``"W"``, else ``EventFormatError``."""
+    if isinstance(rack, str):
+        return parse_rack(rack)
+    if not isinstance(rack, tuple | list):
+        raise EventFormatError(f"a rack is a list of values and W, not {rack!r}")
+    out: list[int | str] = []
+    for t in rack:
+        if t == WILD:
+            out.append(WILD)
+        elif isinstance(t, int) and not isinstance(t, bool) and 0 <= t <= MAX_VALUE:
+            out.append(t)
+        else:
+            raise EventFormatError(f"{t!r} is not a tile: use a value 0 to {MAX_VALUE} or W for a wild")
+    if len(out) > RACK_SIZE:
+        raise EventFormatError(f"a rack holds at most {RACK_SIZE} tiles, got {len(out)}")
+    return tuple(out)

@@ -1,0 +1,258 @@
+"""Blokus SGF (``.blksgf``) as Pentobi writes it: reading into a record and writing one.
+
+``GM[Blokus Trigon]`` (4 colours), ``GM[Blokus Trigon Two-Player]`` (players ``PB``/``PW``),
+``GM[Blokus Trigon Three-Player]`` (side-8 board); moves ``1[q15,r15,…]`` … ``4[…]`` for blue,
+yellow, red, green, in play order, on the main line. Options Pentobi's format cannot express
+(the teams and solo variants, B-L5, B-L6) travel in a private ``TCOPTIONS`` property holding the
+header's options as JSON; without it a file means Pentobi's rules (no B-L5, no B-L6).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.core.errors import EngineError
+from engine.core.events import Event
+from engine.core.header import Header
+from engine.core.record import Record, RecordError, RecordLine, RecordProblem
+
+from .events import TrigonPass, TrigonPlace
+from .notation import canonical_cells, join_move, split_move
+from .variants import COLOURS, VARIANTS, Rules, rules_from_options
+
+#: The private property carrying options Pentobi's format cannot express.
+OPTIONS_PROPERTY = "TCOPTIONS"
+#: Variant of each Pentobi game name.
+VARIANT_OF_GAME_NAME = {"Blokus Trigon": "trigon", "Blokus Trigon Two-Player": "trigon_2",
+                        "Blokus Trigon Three-Player": "trigon_3"}
+_SETUP = ("AB", "AW", "AE", "A1", "A2", "A3", "A4")
+
+
+class SgfSyntaxError(EngineError, ValueError):
+    """The text is not well-formed SGF."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass
+class SgfNode:
+    """One node: its properties (identifier → values) and the line it starts on."""
+
+    line: int
+    props: dict[str, list[str]] = field(default_factory=dict)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+def parse_main_line(text: str) -> list[SgfNode]:
+    """The nodes of the first game tree's main line (first variation at every branch)."""
+    parser = _Parser(text)
+    return parser.game_tree_main_line()
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+
+    def line(self) -> int:
+        return self.text.count("\n", 0, self.i) + 1
+
+    def skip_ws(self) -> None:
+        while self.i < len(self.text) and self.text[self.i].isspace():
+            self.i += 1
+
+    def expect(self, ch: str) -> None:
+        self.skip_ws()
+        if self.i >= len(self.text) or self.text[self.i] != ch:
+            found = "the end of the text" if self.i >= len(self.text) else repr(self.text[self.i])
+            raise SgfSyntaxError(self.line(), f"expected {ch!r} but found {found}")
+        self.i += 1
+
+    def peek(self) -> str:
+        self.skip_ws()
+        return self.text[self.i] if self.i < len(self.text) else ""
+
+    def game_tree_main_line(self) -> list[SgfNode]:
+        self.expect("(")
+        nodes: list[SgfNode] = []
+        while self.peek() == ";":
+            nodes.append(self.node())
+        first = True
+        while self.peek() == "(":
+            if first:
+                nodes.extend(self.game_tree_main_line())
+                first = False
+            else:
+                self.game_tree_main_line()  # a side variation: read past it
+        self.expect(")")
+        return nodes
+
+    def node(self) -> SgfNode:
+        self.expect(";")
+        node = SgfNode(line=self.line())
+        while True:
+            self.skip_ws()
+            start = self.i
+            while self.i < len(self.text) and self.text[self.i].isalnum():
+                self.i += 1
+            ident = self.text[start:self.i]
+            if not ident:
+                return node
+            values = []
+            while self.peek() == "[":
+                values.append(self.value())
+            if not values:
+                raise SgfSyntaxError(self.line(), f"property {ident} has no [value]")
+            node.props.setdefault(ident.upper(), []).extend(values)
+
+    def value(self) -> str:
+        self.expect("[")
+        out: list[str] = []
+        while True:
+            if self.i >= len(self.text):
+                raise SgfSyntaxError(self.line(), "a [value] is not closed by ]")
+            ch = self.text[self.i]
+            self.i += 1
+            if ch == "]":
+                return "".join(out)
+            if ch == "\\" and self.i < len(self.text):
+                nxt = self.text[self.i]
+                self.i += 1
+                if nxt != "\n":  # escaped line break = soft break
+                    out.append(nxt)
+            else:
+                out.append(ch)
+
+
+def loads(text: str, source: str = "SGF") -> Record:
+    """The record held by Blokus SGF text; bad input raises ``RecordError`` naming the line."""
+    try:
+        nodes = parse_main_line(text)
+    except SgfSyntaxError as exc:
+        raise RecordError([RecordProblem(exc.line, str(exc))], source) from None
+    if not nodes:
+        raise RecordError([RecordProblem(1, "the SGF holds no node")], source)
+    root = nodes[0]
+    try:
+        header, rules = _header(root)
+    except EngineError as exc:
+        raise RecordError([RecordProblem(root.line, str(exc))], source) from None
+    lines: list[RecordLine] = []
+    problems: list[RecordProblem] = []
+    for node in nodes:
+        try:
+            events = _node_events(node, rules)
+        except (EngineError, ValueError) as exc:
+            problems.append(RecordProblem(node.line, str(exc)))
+            continue
+        for ev in events:
+            lines.append(RecordLine(seq=len(lines) + 1, line=node.line, event=ev))
+    if problems:
+        raise RecordError(problems, source)
+    return Record(header=header, lines=lines)
+
+
+def load(path: str | Path) -> Record:
+    """Read a ``.blksgf`` file (the only I/O here; parsing is :func:`loads`)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError([RecordProblem(1, f"not UTF-8 text ({exc.reason})")], str(p)) from None
+    return loads(text, str(p))
+
+
+def _header(root: SgfNode) -> tuple[Header, Rules]:
+    game = (root.props.get("GM") or [""])[0]
+    if game not in VARIANT_OF_GAME_NAME:
+        known = ", ".join(VARIANT_OF_GAME_NAME)
+        raise EngineError(f"GM[{game}] is not a Blokus Trigon game; expected one of {known}")
+    if OPTIONS_PROPERTY in root.props:
+        try:
+            options = json.loads(root.props[OPTIONS_PROPERTY][0])
+        except json.JSONDecodeError as exc:
+            raise EngineError(f"{OPTIONS_PROPERTY} is not JSON ({exc.msg})") from None
+        if not isinstance(options, dict):
+            raise EngineError(f"{OPTIONS_PROPERTY} must hold a JSON object")
+        variant = VARIANTS.get(str(options.get("variant")))
+        if variant is None or variant.sgf_name != game:
+            raise EngineError(f"{OPTIONS_PROPERTY} names variant {options.get('variant')!r}, not one of GM[{game}]")
+    else:  # Pentobi's own rules
+        options = {"variant": VARIANT_OF_GAME_NAME[game], "alternate_contact": False}
+        if options["variant"] == "trigon_2":
+            options["symmetric_start"] = False
+        variant = VARIANTS[str(options["variant"])]
+    players = _player_names(root, variant.players)
+    rules = rules_from_options(options, len(players))
+    return Header(game="trigon", players=tuple(players), options=options), rules
+
+
+def _player_names(root: SgfNode, count: int) -> list[str]:
+    keys = ["PB", "PW"] if count == 2 else [f"P{i + 1}" for i in range(count)]
+    defaults = {1: ["Solo"], 2: ["Blue and red", "Yellow and green"]}.get(
+        count, [c.capitalize() for c in COLOURS[:count]])
+    return [(root.props.get(k) or [defaults[i]])[0] or defaults[i] for i, k in enumerate(keys)]
+
+
+def _node_events(node: SgfNode, rules: Rules) -> list[Event]:
+    setup = [k for k in _SETUP if k in node.props]
+    if setup:
+        raise EngineError(f"setup properties ({', '.join(setup)}) are not supported; only moves 1[…]–4[…]")
+    if "B" in node.props or "W" in node.props:
+        raise EngineError("Blokus Trigon moves are 1[…]–4[…] (one per colour), not B[…]/W[…]")
+    out: list[Event] = []
+    names = rules.variant.colour_names
+    for key, values in node.props.items():
+        if not key.isdigit():
+            continue
+        number = int(key)
+        if not 1 <= number <= len(names):
+            raise EngineError(f"move {key}[…]: {rules.variant.id} has colours 1–{len(names)}")
+        colour = names[number - 1]
+        seat = rules.variant.owner[number - 1]
+        for value in values:
+            if not value.strip():
+                out.append(TrigonPass(player=seat, colour=colour))
+            else:
+                cells = canonical_cells(split_move(value.strip().lower()))
+                out.append(TrigonPlace(player=seat, colour=colour, cells=cells))
+    return out
+
+
+# -- writing ---------------------------------------------------------------------------------------
+def dumps(header: Header, events: Iterable[Event]) -> str:
+    """Blokus SGF text of a trigon game: root properties, then one node per placed piece.
+
+    Passes are left out (Pentobi records none: a colour that cannot move is skipped).
+    """
+    rules = rules_from_options(header.options, len(header.players))
+    variant = rules.variant
+    root = [f"GM[{variant.sgf_name}]", "FF[4]", "CA[UTF-8]", "AP[Table Companion]"]
+    keys = ["PB", "PW"] if variant.players == 2 else [f"P{i + 1}" for i in range(variant.players)]
+    root.extend(f"{k}[{_escape(name)}]" for k, name in zip(keys, header.players, strict=True))
+    pentobi = {"variant": VARIANT_OF_GAME_NAME.get(variant.sgf_name), "alternate_contact": False,
+               "symmetric_start": False}
+    if rules.options_json() != pentobi:
+        root.append(f"{OPTIONS_PROPERTY}[{_escape(json.dumps(rules.options_json(), sort_keys=True))}]")
+    out = ["(;" + "".join(root)]
+    for ev in events:
+        if isinstance(ev, TrigonPlace):
+            out.append(f";{variant.colour_names.index(ev.colour) + 1}[{join_move(ev.cells)}]")
+        elif not isinstance(ev, TrigonPass):
+            raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
+    return "\n".join(out) + ")\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def options_of(header: Header) -> dict[str, Any]:
+    """The full options of a trigon header (variant and both rule options spelled out)."""
+    return rules_from_options(header.options, len(header.players)).options_json()

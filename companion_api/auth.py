@@ -1,0 +1,63 @@
+"""Tokens: viewers read, the table token writes. Sent as ``Authorization: Bearer T`` or ``?token=T``.
+
+No token gives 401; a token that is not good enough for the request gives 403.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from .store import Tokens
+
+bearer = HTTPBearer(auto_error=False, description="the viewer token (reads) or the table token (writes)")
+
+
+def get_tokens(request: Request) -> Tokens:
+    """This server's tokens (overridable in tests)."""
+    tokens: Tokens = request.app.state.tokens
+    return tokens
+
+
+def presented_token(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    token: Annotated[str | None, Query(description="the token, when a header cannot be sent (EventSource)")] = None,
+) -> str:
+    """The token sent with the request; 401 when there is none."""
+    if credentials is not None and credentials.credentials:
+        return credentials.credentials
+    if token:
+        return token
+    raise HTTPException(status_code=401, detail="a token is needed: send 'Authorization: Bearer TOKEN' or ?token=TOKEN",
+                        headers={"WWW-Authenticate": "Bearer"})
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def require_viewer(token: Annotated[str, Depends(presented_token)],
+                   tokens: Annotated[Tokens, Depends(get_tokens)]) -> str:
+    """Read access: the viewer token or the table token. Returns the role (``viewer``/``table``)."""
+    if _same(token, tokens.table):
+        return "table"
+    if _same(token, tokens.viewer):
+        return "viewer"
+    raise HTTPException(status_code=403, detail="this token is not valid for this table")
+
+
+def require_table(token: Annotated[str, Depends(presented_token)],
+                  tokens: Annotated[Tokens, Depends(get_tokens)]) -> str:
+    """Write access: only the table token printed when the server started."""
+    if _same(token, tokens.table):
+        return "table"
+    if _same(token, tokens.viewer):
+        raise HTTPException(status_code=403, detail="this needs the table token; the viewer token only reads")
+    raise HTTPException(status_code=403, detail="this token is not valid for this table")
+
+
+Viewer = Annotated[str, Depends(require_viewer)]
+TableWriter = Annotated[str, Depends(require_table)]

@@ -1,0 +1,119 @@
+"""``companion serve`` — run the table loop and the phone API (INTERFACES §5)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.core import EngineError
+from engine.core.registry import BUILTIN_MODULES, get_game
+
+from .common import CliError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the table companion: camera (or simulated table) loop and the phone page",
+        description="Starts the table loop and the phone API (FastAPI on uvicorn). With no --source it runs "
+        "the built-in simulated table. Prints the viewer URL and the table token on start.",
+    )
+    p.add_argument("--source", default="sim",
+                   help="camera:N | video:PATH | sim (default) | render[:SEED] (renderer + tracker, experimental)")
+    p.add_argument("--game", default="triolet", help="game id (default: triolet)")
+    p.add_argument("--players", default="2",
+                   help="number of players, or their names separated by commas (default: 2)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free port)")
+    p.add_argument("--db", default=None,
+                   help="SQLite file (default: $XDG_DATA_HOME/table-companion/companion.sqlite3)")
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="simulated table pace: 1 = a move about every 3 s, 10 = ten times faster")
+    p.add_argument("--seed", type=int, default=1, help="seed of the simulated table's games")
+    p.add_argument("--new-game", action="store_true", help="start a new game instead of resuming the last one")
+    p.add_argument("--public-url", default=None, help="URL phones use to reach this server (for the QR code)")
+    p.set_defaults(func=run)
+
+
+def parse_players(text: str) -> list[str]:
+    """``2`` → two default seat names; ``Ana,Ben`` → those names."""
+    text = text.strip()
+    if text.isdigit():
+        n = int(text)
+        if not 1 <= n <= 6:
+            raise CliError(f"--players {text}: a game has 1 to 6 players")
+        return [f"Player {i + 1}" for i in range(n)]
+    names = [n.strip() for n in text.split(",")]
+    if not all(names) or not 1 <= len(names) <= 6:
+        raise CliError(f"--players {text!r}: give a number (2) or 1-6 names separated by commas")
+    return names
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..settings import Settings, default_db_path
+    from ..sources import SourceError, build_source, parse_source
+    from ..store import Store
+    from ..table import header_for
+
+    if not 0 <= args.port < 65536:
+        raise CliError(f"--port {args.port}: must be 0-65535 (0 = any free port)")
+    if not args.speed > 0:
+        raise CliError(f"--speed {args.speed}: must be above 0")
+    try:
+        get_game(args.game)
+    except EngineError as exc:
+        raise CliError(f"--game {args.game}: {exc}") from None
+    except ImportError:
+        raise CliError(f"--game {args.game}: that game's engine is not available yet "
+                       f"(known: {', '.join(BUILTIN_MODULES)})") from None
+    players = parse_players(args.players)
+    try:
+        header_for(args.game, players)
+    except EngineError as exc:
+        raise CliError(f"--players: {exc}") from None
+    try:
+        spec = parse_source(args.source)
+        factory = build_source(spec, args.speed)
+    except SourceError as exc:
+        raise CliError(str(exc)) from None
+    db = Path(args.db) if args.db else default_db_path()
+    if db.is_dir():
+        raise CliError(f"--db {db}: is a folder, expected a file")
+    settings = Settings(source=str(spec), game=args.game, players=players, db=db, host=args.host, port=args.port,
+                        speed=args.speed, seed=args.seed, new_game=args.new_game, public_url=args.public_url,
+                        announce=True)
+    try:
+        store = Store(db)
+        tokens = store.tokens()
+        store.close()
+    except Exception as exc:  # sqlite3.Error, OSError
+        raise CliError(f"--db {db}: cannot open the database ({exc})") from None
+    return serve(settings, factory, tokens.viewer, tokens.table)
+
+
+def serve(settings: Any, factory: Any, viewer: str, table: str) -> int:
+    import socket
+
+    import uvicorn
+
+    from ..app import create_app
+
+    app = create_app(settings, source_factory=factory)
+    try:  # bind first so a busy port is a clear exit 2, before anything is printed
+        sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:
+        raise CliError(f"cannot listen on {settings.host}:{settings.port} ({exc.strerror})") from None
+    port = sock.getsockname()[1]
+    host = settings.host if settings.host not in ("0.0.0.0", "::") else socket.gethostname()
+    shown = f"[{host}]" if ":" in host else host
+    print(f"viewer: http://{shown}:{port}/?token={viewer}", flush=True)
+    print(f"table token: {table}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False)
+    server = uvicorn.Server(config)
+    sys.stdout.flush()
+    server.run(sockets=[sock])
+    return 0

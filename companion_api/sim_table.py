@@ -1,0 +1,239 @@
+"""The built-in simulated table: a real game played by the engine's placement generator.
+
+STAND-IN: the target design of ``--source sim`` is the synthetic renderer feeding the vision
+tracker in real time (``--source render``, which does not keep up with real time on a small
+machine yet). Meanwhile this module plays the game itself: it deals tiles from a real shuffled
+bag, picks legal placements with ``state.legal_placements(rack)``, exchanges or passes when it
+must, reveals the racks at the end, and draws simple top-down pictures of the board as evidence.
+Once the renderer path is fast enough, ``sources.build_source`` should use it for ``sim`` and
+keep this module only as a fallback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.core import Event, EventMeta, Exchange, GameState, Header, Pass, Reveal, get_game
+
+from .board_picture import BoardPicture, crop_around, png
+from .table import Observation, SourceContext, TableView
+
+#: Triolet's tiles (RULES T-B3): value -> count, plus 2 wilds ("W").
+TRIOLET_TILES: dict[int, int] = {0: 9, 1: 9, 2: 8, 3: 8, 4: 7, 5: 8, 6: 6, 7: 6, 8: 4, 9: 4, 10: 3, 11: 3,
+                                 12: 2, 13: 2, 14: 1, 15: 1}
+WILD = "W"
+
+#: Placements looked at per turn when each must be judged with ``check`` (no scored generator).
+CANDIDATES = 300
+#: Placements looked at per turn from a generator that scores them itself.
+SCORED_CANDIDATES = 20_000
+#: Exchanges in a row (per player) after which the simulated players give up on a blocked board.
+STUCK_ROUNDS = 4
+
+Tile = int | str
+
+
+@dataclass(frozen=True)
+class TileSet:
+    """A rack game's tiles: values with counts, wilds, rack size, tiles set aside unseen (T-B4)."""
+
+    counts: dict[int, int]
+    wilds: int = 2
+    rack: int = 3
+    unseen: int = 3
+    board_size: int = 15
+
+    def bag(self) -> list[Tile]:
+        tiles: list[Tile] = [v for v, n in sorted(self.counts.items()) for _ in range(n)]
+        return tiles + [WILD] * self.wilds
+
+
+TILESETS: dict[str, TileSet] = {"triolet": TileSet(TRIOLET_TILES)}
+
+
+@dataclass
+class SimState:
+    """The simulated players' private tiles (the engine only knows rack sizes)."""
+
+    bag: list[Tile]
+    racks: list[list[Tile]]
+    board: dict[str, list[Any]] = field(default_factory=dict)  # square -> [value, wild]
+    revealed: list[int] = field(default_factory=list)
+    exchanges_in_row: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bag": list(self.bag), "racks": [list(r) for r in self.racks], "board": dict(self.board),
+                "revealed": list(self.revealed), "exchanges_in_row": self.exchanges_in_row}
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> SimState:
+        return SimState(bag=list(obj["bag"]), racks=[list(r) for r in obj["racks"]], board=dict(obj["board"]),
+                        revealed=list(obj.get("revealed", [])), exchanges_in_row=int(obj.get("exchanges_in_row", 0)))
+
+
+class SimulatedTable:
+    """A :class:`~companion_api.table.TableSource` that plays a whole game at a steady pace."""
+
+    def __init__(self, ctx: SourceContext, interval: float = 3.0, tiles: TileSet | None = None) -> None:
+        self.header: Header = ctx.header
+        self.interval = interval
+        self.tiles = tiles if tiles is not None else TILESETS.get(ctx.header.game)
+        self.game = get_game(ctx.header.game)
+        self.rng = random.Random(ctx.seed * 1_000_003 + ctx.game_id)
+        row = ctx.store.game(ctx.game_id)
+        self.created = row.created if row is not None else time.time()
+        players = len(ctx.header.players)
+        if ctx.checkpoint is not None:
+            self.sim = SimState.from_json(ctx.checkpoint)
+        elif self.tiles is not None:
+            bag = self.tiles.bag()
+            self.rng.shuffle(bag)
+            del bag[: self.tiles.unseen]
+            racks = [[bag.pop() for _ in range(self.tiles.rack)] for _ in range(players)]
+            self.sim = SimState(bag=bag, racks=racks)
+        else:
+            self.sim = SimState(bag=[], racks=[[] for _ in range(players)])
+        size = self.tiles.board_size if self.tiles is not None else 15
+        self.picture = BoardPicture(size)
+
+    # -- the source --------------------------------------------------------------------------
+    def observations(self, view: TableView) -> Iterator[Observation]:
+        if self.tiles is not None:
+            yield Observation(event=None, frame_png=png(self.picture.draw(self.sim.board)))
+        while view.sleep(self.interval):
+            state = view.state()
+            obs = self.step(state)
+            if obs is None:
+                return
+            yield obs
+
+    def step(self, state: GameState) -> Observation | None:
+        """The next thing that happens at the table, or ``None`` when the game is over."""
+        if state.outcome() is not None:
+            return self._reveal(state)
+        if self.tiles is None:
+            return self._generic(state)
+        player = state.to_move().player
+        if player is None:
+            return None
+        rack = self.sim.racks[player]
+        after = SimState.from_json(self.sim.to_json())
+        event = self._best_placement(state, rack)
+        placed: list[tuple[str, Any, bool]] = []
+        if event is not None:
+            for t in event.to_json().get("tiles", []):
+                wild = bool(t.get("wild"))
+                after.racks[player].remove(WILD if wild else int(t["value"]))
+                after.board[str(t["square"])] = [t["value"], wild]
+                placed.append((str(t["square"]), t["value"], wild))
+            for _ in range(min(len(placed), len(after.bag))):
+                after.racks[player].append(after.bag.pop())
+            after.exchanges_in_row = 0
+        else:
+            if self.sim.exchanges_in_row >= STUCK_ROUNDS * len(self.sim.racks):
+                return None  # blocked board: nobody can place and T-E1 forbids passing; the players stop
+            event = self._exchange_or_pass(state, player, after)
+            if event is None:
+                return None
+        return self._observation(event, after, [p[0] for p in placed])
+
+    # -- choices -----------------------------------------------------------------------------
+    def _meta(self) -> EventMeta:
+        return EventMeta(ts=round(time.time() - self.created, 3), source="vision")
+
+    def _best_placement(self, state: GameState, rack: list[Tile]) -> Event | None:
+        if not rack:
+            return None
+        hand = self.game.parse_hand(",".join(str(t) for t in rack))
+        scored_generator = getattr(state, "generate_with_scores", None)
+        moves: list[tuple[Event, int]]
+        if callable(scored_generator):
+            moves = list(itertools.islice(scored_generator(hand), SCORED_CANDIDATES))
+        else:
+            moves = []
+            for ev in itertools.islice(state.legal_placements(hand), CANDIDATES):
+                verdict = state.check(ev)
+                if verdict.legal:
+                    moves.append((ev, verdict.score))
+        if not moves:
+            return None
+        if self.rng.random() < 0.5:  # greedy half the time, like the engine's random self-play
+            best = max(score for _ev, score in moves)
+            event = self.rng.choice([ev for ev, score in moves if score == best])
+        else:
+            event = self.rng.choice(moves)[0]
+        return _with_meta(event, self._meta())
+
+    def _exchange_or_pass(self, state: GameState, player: int, after: SimState) -> Event | None:
+        rack = after.racks[player]
+        if rack and len(after.bag) >= 5:
+            count = self.rng.randint(1, len(rack))
+            ev: Event = Exchange(player=player, count=count, meta=self._meta())
+            if state.check(ev).legal:
+                after.exchanges_in_row += 1
+                back = [rack.pop(self.rng.randrange(len(rack))) for _ in range(count)]
+                rack.extend(after.bag.pop() for _ in range(count))
+                after.bag.extend(back)
+                self.rng.shuffle(after.bag)
+                return ev
+        ev = Pass(player=player, meta=self._meta())
+        return ev if state.check(ev).legal else None
+
+    def _reveal(self, state: GameState) -> Observation | None:
+        for p, rack in enumerate(self.sim.racks):
+            if p in self.sim.revealed:
+                continue
+            after = SimState.from_json(self.sim.to_json())
+            after.revealed.append(p)
+            values = tuple(0 if t == WILD else int(t) for t in rack)
+            ev = Reveal(player=p, values=values, meta=self._meta())
+            if state.check(ev).legal:
+                return self._observation(ev, after, [], pictures=False)
+            self.sim.revealed.append(p)  # the engine wants no reveal from this player
+        return None
+
+    def _generic(self, state: GameState) -> Observation | None:
+        """Games without a tile set here: any legal placement, else a pass."""
+        try:
+            options = list(itertools.islice(state.legal_placements(None), CANDIDATES))
+        except NotImplementedError:
+            options = []
+        legal = [ev for ev in options if state.check(ev).legal]
+        if legal:
+            return self._observation(_with_meta(self.rng.choice(legal), self._meta()), self.sim, [])
+        turn = state.to_move()
+        ev = Pass(player=turn.player, meta=self._meta())
+        return self._observation(ev, self.sim, [], pictures=False) if state.check(ev).legal else None
+
+    def _observation(self, event: Event, after: SimState, squares: list[str],
+                     pictures: bool = True) -> Observation:
+        def commit(seq: int, legal: bool) -> None:
+            if legal:
+                self.sim = after
+
+        if self.tiles is None:  # no drawing for this game's board yet: no pictures
+            return Observation(event=event, checkpoint=after.to_json(), on_commit=commit)
+        before_img = self.picture.draw(self.sim.board)
+        after_img = self.picture.draw(after.board, highlight=set(squares))
+        region = crop_around(squares, self.picture.size)
+
+        return Observation(
+            event=event,
+            before_png=png(self.picture.crop(before_img, region)) if pictures else None,
+            after_png=png(self.picture.crop(after_img, region)) if pictures else None,
+            frame_png=png(after_img),
+            checkpoint=after.to_json(),
+            on_commit=commit,
+        )
+
+
+def _with_meta(event: Event, meta: EventMeta) -> Event:
+    """``event`` with ``meta`` (events are frozen dataclasses)."""
+    import dataclasses
+
+    return dataclasses.replace(event, meta=meta)

@@ -1,0 +1,124 @@
+"""``companion serve`` as a process: start-up lines, bad arguments (exit 2), and kill -9 mid-game."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def companion(*args: str, **kw: Any) -> subprocess.Popen[str]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    code = "import sys; from companion_api.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def start(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str, str]:
+    """Start ``serve`` on a free port; returns the process, base URL, viewer and table tokens."""
+    proc = companion("serve", "--db", str(db), "--port", "0", *extra)
+    assert proc.stdout is not None
+    viewer_line = proc.stdout.readline()
+    table_line = proc.stdout.readline()
+    m = re.fullmatch(r"viewer: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n", viewer_line)
+    t = re.fullmatch(r"table token: (\S+)\n", table_line)
+    if not (m and t):
+        proc.kill()
+        raise AssertionError(f"unexpected start-up output: {viewer_line!r} {table_line!r} {proc.stderr.read()!r}")  # type: ignore[union-attr]
+    base = m.group(1)
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            if httpx.get(base + "/api/game", params={"token": m.group(2)}, timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "server did not answer"
+        time.sleep(0.05)
+    return proc, base, m.group(2), t.group(1)
+
+
+def events(base: str, token: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = httpx.get(base + "/api/events", params={"token": token}, timeout=5).json()["events"]
+    return items
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_kill_9_mid_game_loses_nothing_and_restart_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "crash.sqlite3"
+    proc, base, viewer, table = start(db, "--speed", "40")  # a move about every 75 ms
+    try:
+        deadline = time.monotonic() + 20
+        while len(events(base, viewer)) < 8:
+            assert time.monotonic() < deadline, "no moves from the simulated table"
+            time.sleep(0.05)
+        seen = events(base, viewer)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    proc2, base2, viewer2, table2 = start(db, "--speed", "0.0001")  # resumes; effectively no new moves
+    try:
+        assert (viewer2, table2) == (viewer, table)  # tokens survive restarts
+        after = events(base2, viewer2)
+        assert len(after) >= len(seen)
+        assert after[: len(seen)] == seen  # same events, verdicts, totals, commit times
+        game = httpx.get(base2 + "/api/game", params={"token": viewer2}).json()
+        assert game["totals"] == after[-1]["totals"] and game["seq"] == len(after)
+        assert game["game"] == "triolet" and game["status"] == "playing"
+    finally:
+        stop(proc2)
+    assert proc2.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises SIGTERM after a clean shutdown
+
+
+def fails(*args: str) -> str:
+    proc = companion(*args)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2, (args, out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
+    assert "no such file" in fails("serve", "--source", "video:/nope/game.mp4", "--db", str(tmp_path / "a.db"))
+    assert "camera:N" in fails("serve", "--source", "webcam", "--db", str(tmp_path / "a.db"))
+    assert "unknown game" in fails("serve", "--game", "chess", "--db", str(tmp_path / "a.db"))
+    assert "1 to 6" in fails("serve", "--players", "9", "--db", str(tmp_path / "a.db"))
+    assert "folder" in fails("serve", "--db", str(tmp_path))
+    if importlib.util.find_spec("vision.tracker") is None:
+        assert "not available yet" in fails("serve", "--source", "camera:0", "--db", str(tmp_path / "a.db"))
+
+
+def test_bench_serve_prints_a_latency_table() -> None:
+    proc = companion("bench", "serve", "--clients", "3", "--seconds", "1.5", "--speed", "40")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    lines = out.splitlines()
+    assert lines[1].split()[:6] == ["clients", "connected", "events", "messages", "p50", "ms"]
+    row = lines[3].split()
+    assert row[0] == "3" and row[1] == "3" and int(row[3].replace(",", "")) > 0
+
+
+def test_bench_serve_is_bounded() -> None:
+    assert "--clients" in fails("bench", "serve", "--clients", "5000")
+    assert "--seconds" in fails("bench", "serve", "--seconds", "0")

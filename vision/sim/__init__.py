@@ -1,0 +1,1 @@
+"""Simulated tables: legal-looking positions and whole games played by simple players."""

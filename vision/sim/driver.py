@@ -35,10 +35,17 @@ class SimGame:
     header: Header
     steps: list[SimStep] = field(default_factory=list)
     finished: bool = False
+    #: the game stopped because nobody could place for many rounds while the bag still held ≥ 5
+    #: tiles (the rules then only allow exchanges, T-E1, so a real table would give up too)
+    stuck: bool = False
 
     @property
     def events(self) -> list[Event]:
         return [s.event for s in self.steps]
+
+
+#: rounds of exchanges without any placement after which a simulated Triolet game is abandoned
+STUCK_ROUNDS = 6
 
 
 def _pick(rng: random.Random, state: GameState, moves: list[Event], greedy: bool) -> Event:
@@ -76,6 +83,7 @@ def _triolet(rng: random.Random, players: int, greedy: float, max_events: int | 
     del bag[:UNSEEN]
     racks = [[bag.pop() for _ in range(RACK_SIZE)] for _ in range(players)]
     sim = SimGame(header)
+    idle = 0  # turns in a row without a placement
 
     def play(ev: Event, placed: list[Any]) -> None:
         state.apply(ev)
@@ -111,7 +119,11 @@ def _triolet(rng: random.Random, players: int, greedy: float, max_events: int | 
             for _ in range(min(len(ev.tiles), len(bag))):
                 rack.append(bag.pop())
             play(ev, [t.to_json() for t in ev.tiles])
+            idle = 0
         elif len(bag) >= 5 and rack:
+            if idle >= STUCK_ROUNDS * players:  # nobody has placed for many rounds: the board is stuck
+                sim.stuck = True
+                break
             count = rng.randint(1, len(rack))
             rng.shuffle(rack)
             back = [rack.pop() for _ in range(count)]
@@ -119,6 +131,7 @@ def _triolet(rng: random.Random, players: int, greedy: float, max_events: int | 
             bag.extend(back)
             rng.shuffle(bag)
             play(Exchange(player=seat, count=count), [])
+            idle += 1
         else:
             play(Pass(player=seat), [])
     return sim

@@ -1,0 +1,109 @@
+"""``companion read --game G IMAGE`` — read one picture (INTERFACES §3).
+
+Exit codes: 0 read, 2 unreadable/missing file or bad option (one line on stderr), 3 no board.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from .common import EXIT_NO_BOARD, CliError, emit, existing_file
+
+GAMES = ("triolet", "trigon", "triominos", "trio_domino")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "read",
+        help="read one picture of a game: board corners and what lies on it (JSON)",
+        description="Prints one JSON object: the board's corners in the picture and the occupied "
+        "squares with their values and confidence (INTERFACES §3). Exit 3 if no board is visible.",
+    )
+    p.add_argument("--game", required=True, choices=GAMES, help="which game the picture shows")
+    p.add_argument("image", help="the picture (PNG, JPEG, …)")
+    p.add_argument("--calibration", metavar="PROFILE.json",
+                   help="use the stored board corners and camera intrinsics (from companion calibrate)")
+    p.add_argument("--debug", metavar="DIR", help="write the rectified board and per-square crops with readings")
+    p.set_defaults(func=run)
+
+
+def load_image(path: str) -> Any:
+    """The picture as BGR, or a ``CliError`` (exit 2) naming the problem."""
+    p = existing_file(path)
+    image = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise CliError(f"{path}: not a readable image")
+    return image
+
+
+#: Readers of the other games: module and its ``read(image, calibration_dict, **opts)`` options
+#: (docs/READERS_OTHER.md).
+OTHER_READERS = {"trigon": ("vision.trigon.reader", {}), "triominos": ("vision.tritiles.reader", {"game": "triominos"}),
+                 "trio_domino": ("vision.tritiles.reader", {"game": "trio_domino"})}
+
+
+def run_other(args: argparse.Namespace, image: Any) -> int:
+    """``read`` for Trigon, Triominos and Trio Domino (their readers take the profile as a dict)."""
+    import importlib
+    import json
+
+    from vision.locate import BoardNotLocatedError
+
+    module_name, opts = OTHER_READERS[args.game]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        raise CliError(f"reading {args.game} pictures is not available yet") from None
+    calibration = None
+    if args.calibration:
+        path = existing_file(args.calibration)
+        try:
+            calibration = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CliError(f"{args.calibration}: not a readable profile ({exc})") from None
+        if not isinstance(calibration, dict):
+            raise CliError(f"{args.calibration}: a profile is a JSON object")
+    try:
+        reading = module.read(image, calibration, debug=args.debug, **opts)
+    except BoardNotLocatedError as exc:
+        raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
+    except ValueError as exc:
+        raise CliError(f"{args.image}: {exc}") from None
+    emit(reading.to_json())
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    image = load_image(args.image)
+    if args.game != "triolet":
+        return run_other(args, image)
+    calibration = None
+    if args.calibration:
+        from calibration.profile import ProfileError, load_profile
+
+        existing_file(args.calibration)
+        try:
+            calibration = load_profile(Path(args.calibration))
+        except (ProfileError, ValueError, OSError) as exc:
+            raise CliError(f"{args.calibration}: {exc}") from None
+        if calibration.board is None:
+            raise CliError(f"{args.calibration}: the profile holds no board corners "
+                           "(run: companion calibrate board)")
+    from vision.locate import BoardNotLocatedError
+    from vision.triolet.classifier import ModelMissingError
+    from vision.triolet.reader import read_triolet, write_debug
+
+    try:
+        reading = read_triolet(image, calibration, keep_images=bool(args.debug))
+    except BoardNotLocatedError as exc:
+        raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
+    except ModelMissingError as exc:
+        raise CliError(str(exc)) from None
+    if args.debug:
+        write_debug(reading, args.debug)
+    emit(reading.to_json())
+    return 0

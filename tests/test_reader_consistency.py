@@ -1,0 +1,77 @@
+"""Game-aware decisions of the Triolet reader: tile counts (T-B3, T-P7) and runs (T-P4)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from vision.triolet.classifier import EMPTY, N_CLASSES, WILD
+from vision.triolet.consistency import decide
+
+
+def board(**squares: list[tuple[int, float]]) -> np.ndarray:
+    """225×18 probabilities: every square empty except the named ones, given as (class, p) lists."""
+    probs = np.zeros((225, N_CLASSES), np.float32)
+    probs[:, EMPTY] = 0.98
+    probs[:, 0] = 0.02
+    for name, dist in squares.items():
+        col, row = "ABCDEFGHIJKLMNO".index(name[0]), int(name[1:]) - 1
+        i = row * 15 + col
+        probs[i] = 0.0
+        for k, p in dist:
+            probs[i, k] = p
+        probs[i] /= probs[i].sum()
+    return probs
+
+
+def index(name: str) -> int:
+    return (int(name[1:]) - 1) * 15 + "ABCDEFGHIJKLMNO".index(name[0])
+
+
+def test_reader_consistency_plain_reading_kept() -> None:
+    choices = decide(board(H8=[(7, 0.95), (1, 0.05)], I8=[(8, 0.9), (3, 0.1)]))
+    assert choices[index("H8")].cls == 7 and choices[index("I8")].cls == 8  # 7 + 8 = 15 ≤ 15: legal pair
+    assert choices[index("H8")].confidence > 0.9
+    assert choices[index("A1")].cls == EMPTY
+    assert choices[index("H8")].rules == []
+
+
+def test_reader_consistency_count_limit_t_p7() -> None:
+    """Value 15 exists once (T-B3): a second 15 is a misread and moves to its next candidate."""
+    choices = decide(board(B2=[(15, 0.9), (13, 0.1)], N14=[(15, 0.6), (10, 0.4)]))
+    assert choices[index("B2")].cls == 15
+    assert choices[index("N14")].cls == 10
+    assert "T-P7" in choices[index("N14")].rules
+    assert choices[index("N14")].confidence < 0.5
+
+
+def test_reader_consistency_illegal_trio_reread_t_p4() -> None:
+    """A trio must total 15 (T-P4): 5 + 6 + 5 = 16 is re-read as 5 + 5 + 5 from the candidates."""
+    choices = decide(board(G8=[(5, 0.9), (6, 0.1)], H8=[(6, 0.55), (5, 0.45)], I8=[(5, 0.9), (3, 0.1)]))
+    assert [choices[index(s)].cls for s in ("G8", "H8", "I8")] == [5, 5, 5]
+    assert "T-P4" in choices[index("H8")].rules
+    assert choices[index("H8")].confidence < 0.5
+
+
+def test_reader_consistency_wild_makes_any_trio_legal() -> None:
+    choices = decide(board(G8=[(9, 0.9), (1, 0.1)], H8=[(WILD, 0.9), (8, 0.1)], I8=[(2, 0.9), (3, 0.1)]))
+    assert [choices[index(s)].cls for s in ("G8", "H8", "I8")] == [9, WILD, 2]
+    assert all(not choices[index(s)].rules for s in ("G8", "H8", "I8"))
+
+
+def test_reader_consistency_unfixable_run_is_doubted_not_guessed() -> None:
+    """Four in a row breaks T-P4 whatever the values: readings stay, confidence drops."""
+    choices = decide(board(E3=[(1, 0.95), (2, 0.05)], F3=[(2, 0.95), (3, 0.05)], G3=[(3, 0.95), (4, 0.05)],
+                           H3=[(4, 0.95), (1, 0.05)]))
+    for s, v in zip(("E3", "F3", "G3", "H3"), (1, 2, 3, 4), strict=True):
+        assert choices[index(s)].cls == v
+        assert choices[index(s)].confidence < 0.6
+        assert "T-P4" in choices[index(s)].rules
+
+
+def test_reader_consistency_top_candidates_sorted() -> None:
+    choices = decide(board(H8=[(6, 0.7), (9, 0.2), (8, 0.1)]))
+    cands = choices[index("H8")].candidates
+    assert [k for k, _ in cands] == [6, 9, 8]
+    assert all(a[1] >= b[1] for a, b in itertools.pairwise(cands))

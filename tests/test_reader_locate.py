@@ -1,0 +1,55 @@
+"""Board location without markers (INTERFACES §3 corner order; T-B1 rows from the top)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reader_helpers import TEST_SEEDS, frame, square_pitch_px
+
+from vision.locate import BoardNotLocatedError, locate_board
+
+
+@pytest.mark.parametrize("seed", TEST_SEEDS)
+def test_reader_locate_corners_match_labels(seed: int) -> None:
+    """Corners within a fifth of a square of the renderer's exact corners, in the §3 order."""
+    fr = frame(seed)
+    loc = locate_board(fr.image, "triolet")
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    got = np.asarray(loc.corners_px, np.float64)
+    err = np.hypot(*(got - truth).T)
+    assert err.max() < 0.2 * square_pitch_px(fr), (err, fr.labels["style"])
+    assert loc.confidence > 0.5
+    # §3: first corner nearest the image's top-left, then clockwise (y down: positive cross product)
+    assert int(np.argmin(np.hypot(got[:, 0], got[:, 1]))) == 0
+    a, b = got[1] - got[0], got[2] - got[1]
+    cross = a[0] * b[1] - a[1] * b[0]
+    assert cross > 0
+
+
+def test_reader_locate_homography_maps_squares() -> None:
+    """The homography maps board units (A1 = [0,1]²) onto the picture: centre of H8 near truth."""
+    fr = frame(TEST_SEEDS[0])
+    loc = locate_board(fr.image, "triolet")
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    centre = loc.homography @ np.array([7.5, 7.5, 1.0])
+    centre = centre[:2] / centre[2]
+    # diagonals of the true corners cross at the board centre (a projective invariant)
+    d1, d2 = truth[2] - truth[0], truth[3] - truth[1]
+    e = truth[1] - truth[0]
+    t = (e[0] * d2[1] - e[1] * d2[0]) / (d1[0] * d2[1] - d1[1] * d2[0])
+    true_centre = truth[0] + t * d1
+    assert np.hypot(*(centre - true_centre)) < 0.2 * square_pitch_px(fr)
+
+
+@pytest.mark.parametrize("kind", ["blank", "noise", "stripes"])
+def test_reader_locate_no_board_raises(kind: str) -> None:
+    rng = np.random.default_rng(3)
+    if kind == "blank":
+        img = np.full((720, 1280, 3), 90, np.uint8)
+    elif kind == "noise":
+        img = rng.integers(0, 255, (720, 1280, 3)).astype(np.uint8)
+    else:
+        img = np.zeros((720, 1280, 3), np.uint8)
+        img[:, ::40] = 255  # parallel lines only: no 15×15 grid
+    with pytest.raises(BoardNotLocatedError):
+        locate_board(img, "triolet")

@@ -1,0 +1,206 @@
+"""The Triolet follower on synthetic reads (no pictures): seen board vs committed board → events,
+preferring the legal reading (T-P4, T-P7), reporting illegal attempts once, undo, wilds (T-P6)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.core.events import EventMeta
+from engine.core.header import Header
+from engine.core.session import Session
+from vision.tracker.follower import Decision
+from vision.tracker.observer import EMPTY, CellRead
+from vision.tracker.triolet_follower import TrioletFollower
+
+HEADER = Header(game="triolet", players=("A", "B"))
+META = EventMeta(ts=1.0, source="vision", frame=10)
+
+
+class Table:
+    """A session, a follower and what the camera reads now (cells not listed read empty)."""
+
+    def __init__(self) -> None:
+        self.session = Session(HEADER)
+        self.follower = TrioletFollower()
+        self.seen: dict[str, CellRead] = {}
+        self.closer: dict[str, CellRead] = {}
+        self.rereads: list[list[str]] = []
+
+    def shows(self, cell: str, *cands: tuple[str, float]) -> Table:
+        self.seen[cell] = CellRead(cell, tuple(cands) or ((EMPTY, 1.0),))
+        return self
+
+    def tile(self, cell: str, token: str) -> Table:
+        return self.shows(cell, (token, 0.97), (EMPTY, 0.03))
+
+    def empty(self, cell: str) -> Table:
+        return self.shows(cell, (EMPTY, 0.99))
+
+    def reread(self, cells: Sequence[str]) -> dict[str, CellRead]:
+        self.rereads.append(list(cells))
+        return {c: self.closer.get(c, self.seen[c]) for c in cells}
+
+    def decide(self) -> list[Decision]:
+        return self.follower.decide(self.session, self.seen, self.reread, META)
+
+
+def opening(t: Table) -> Table:
+    t.tile("H8", "11").tile("I8", "3")
+    assert [d.kind for d in t.decide()] == ["place"]
+    return t
+
+
+def test_new_tiles_become_a_scored_placement_of_the_player_to_move() -> None:
+    t = Table()
+    t.tile("H8", "11").tile("I8", "3")
+    [d] = t.decide()
+    assert d.kind == "place" and d.event is not None and d.event.player == 0
+    assert d.verdict is not None and d.verdict.score == 25
+    assert d.entry is not None and d.entry.turn.player == 1
+    assert d.event.meta.frame == 10 and d.event.meta.source == "vision"
+
+
+def test_next_candidate_taken_when_the_best_reading_is_illegal_T_P4() -> None:
+    t = opening(Table())
+    t.shows("H9", ("14", 0.6), ("4", 0.35), (EMPTY, 0.05))
+    [d] = t.decide()
+    assert d.kind == "place"
+    assert [(x.square, x.value) for x in d.event.tiles] == [("H9", 4)]  # type: ignore[union-attr]
+    assert t.rereads == [["H9"]]  # looked again before falling back
+
+
+def test_joint_readings_tried_by_probability() -> None:
+    """Two cells: (9, 9) is illegal (a trio 11+..); (9, 6)… the most probable legal pair wins."""
+    t = opening(Table())
+    # G9, H9 under H8: H8+H9 <= 15 → H9 <= 4; G9+H9 <= 15
+    t.shows("G9", ("8", 0.7), ("3", 0.25), (EMPTY, 0.05))
+    t.shows("H9", ("9", 0.5), ("4", 0.3), ("1", 0.15), (EMPTY, 0.05))
+    [d] = t.decide()
+    assert {(x.square, x.value) for x in d.event.tiles} == {("G9", 8), ("H9", 4)}  # type: ignore[union-attr]
+
+
+def test_count_rule_makes_a_second_fifteen_a_misread_T_P7() -> None:
+    t = Table()
+    t.tile("H8", "15")
+    t.decide()
+    t.shows("H9", ("15", 0.6), ("0", 0.3), (EMPTY, 0.1))
+    [d] = t.decide()
+    assert [(x.square, x.value) for x in d.event.tiles] == [("H9", 0)]  # type: ignore[union-attr]
+
+
+def test_unlikely_alternatives_are_not_used_to_hide_an_illegal_move() -> None:
+    t = opening(Table())
+    t.shows("H9", ("12", 0.97), ("4", 0.005), (EMPTY, 0.025))
+    [d] = t.decide()
+    assert d.kind == "illegal"
+    assert d.verdict is not None and [r.code for r in d.verdict.reasons] == ["pair_over_15"]
+    assert t.session.state.to_move().player == 1  # nothing committed
+
+
+def test_illegal_attempt_reported_once_then_cleared() -> None:
+    t = opening(Table())
+    t.tile("H9", "12")
+    assert [d.kind for d in t.decide()] == ["illegal"]
+    assert t.decide() == []  # still there: not reported again
+    t.empty("H9")
+    assert [d.kind for d in t.decide()] == ["cleared"]
+    assert t.decide() == []
+
+
+def test_a_changed_illegal_attempt_is_reported_again() -> None:
+    t = opening(Table())
+    t.tile("H9", "12")
+    t.decide()
+    t.tile("H9", "13")
+    assert [d.kind for d in t.decide()] == ["illegal"]
+
+
+def test_taking_back_the_last_move_is_an_undo_and_the_turn_returns() -> None:
+    t = opening(Table())
+    t.tile("G9", "8").tile("H9", "4")
+    [placed] = t.decide()
+    t.empty("G9").empty("H9")
+    [undo] = t.decide()
+    assert undo.kind == "undo" and undo.event is not None
+    assert undo.event.to_json()["seq"] == placed.entry.seq  # type: ignore[union-attr]
+    assert t.session.state.to_move().player == 1
+    assert t.session.state.totals() == [25, 0]
+
+
+def test_a_tile_of_the_last_move_swapped_for_another_value_is_undo_and_replace() -> None:
+    t = opening(Table())
+    t.tile("H9", "3")
+    t.decide()
+    t.tile("H9", "4")
+    kinds = [d.kind for d in t.decide()]
+    assert kinds == ["undo", "place"]
+    assert t.follower.committed_cells(t.session)["H9"] == "4"
+
+
+def test_a_vanished_old_tile_no_recent_move_explains_changes_nothing() -> None:
+    t = opening(Table())
+    t.tile("G9", "8").tile("H9", "4")
+    t.decide()
+    t.empty("H8")  # H8 belongs to the first move; the last move's tiles are still there
+    assert t.decide() == []
+    assert "H8" in t.follower.committed_cells(t.session)
+
+
+def test_wild_value_fixed_when_a_trio_needs_it_T_P6() -> None:
+    t = opening(Table())
+    t.tile("J8", "wild")
+    [d] = t.decide()
+    assert [(x.square, x.value, x.wild) for x in d.event.tiles] == [("J8", 1, True)]  # type: ignore[union-attr]
+    assert d.extra == {}
+
+
+def test_wild_pending_with_its_candidates_T_P6() -> None:
+    t = opening(Table())
+    t.tile("H9", "wild")
+    [d] = t.decide()
+    assert d.kind == "place"
+    assert d.extra["wild_pending"] is True and d.extra["wild_square"] == "H9"
+    assert d.extra["wild_candidates"] == [0, 1, 2, 3, 4]
+
+
+def test_two_wilds_in_one_placement_are_illegal_T_P6() -> None:
+    t = opening(Table())
+    t.tile("H9", "wild").tile("H10", "wild")
+    [d] = t.decide()
+    assert d.kind == "illegal"
+    assert "T-P6" in {r.rule for r in d.verdict.reasons}  # type: ignore[union-attr]
+
+
+def test_a_doubtful_new_value_on_a_committed_tile_is_not_a_take_back() -> None:
+    """The reader wavers (3 at 0.85, the committed 4 still at 0.1): nothing is undone."""
+    t = opening(Table())
+    t.tile("H9", "4")
+    t.decide()
+    t.shows("H9", ("3", 0.85), ("4", 0.1), (EMPTY, 0.05))
+    assert t.decide() == []
+    assert t.follower.committed_cells(t.session)["H9"] == "4"
+
+
+def test_an_earlier_misread_is_corrected_when_a_later_move_proves_it_T_P4() -> None:
+    """H8 was committed as 12 (read 12 at 0.55, 11 at 0.4). J8 = 1 then makes 12 + 3 + 1 = 16:
+    looking again at H8, the reading 11 makes both moves legal, so move 1 is corrected."""
+    t = Table()
+    t.shows("H8", ("12", 0.55), ("11", 0.4), (EMPTY, 0.05)).tile("I8", "3")
+    [first] = t.decide()
+    assert first.kind == "place" and first.verdict is not None and first.verdict.score == 27  # 12·2 + 3
+    t.tile("J8", "1")
+    decisions = t.decide()
+    assert [d.kind for d in decisions] == ["correct", "place"]
+    line = decisions[0].event.to_json()  # type: ignore[union-attr]
+    assert line["type"] == "correct" and line["seq"] == first.entry.seq  # type: ignore[union-attr]
+    assert {x["square"]: x["value"] for x in line["event"]["tiles"]} == {"H8": 11, "I8": 3}
+    assert t.session.state.totals() == [25, 30]
+    assert t.follower.committed_cells(t.session)["H8"] == "11"
+
+
+def test_no_correction_without_a_plausible_other_reading() -> None:
+    t = Table()
+    t.tile("H8", "12").tile("I8", "3")
+    t.decide()
+    t.tile("J8", "1")
+    assert [d.kind for d in t.decide()] == ["illegal"]

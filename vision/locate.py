@@ -1,0 +1,919 @@
+"""Board location without markers: ``locate_board(image, game) -> BoardLocation``.
+
+Stages (each a function below, named after what it does):
+
+1. ``candidate_quads`` — quadrilaterals from edge contours at several thresholds (gray and
+   chroma), convex hulls simplified to 4 corners. No board colour is assumed.
+2. ``fit_grid_in_quad`` — each candidate is rectified and searched for the 15×15 grid: a comb
+   of 16 equally spaced lines matched against the median gradient profile along each axis
+   (the candidate may be the playing area or the whole board with its border). The best comb
+   gives a playing-area quad and a grid score.
+3. ``refine_with_grid_lines`` — chesscog-style: the playing area is re-rectified with a margin,
+   each of the 16+16 grid lines is found band by band near where it should be, lines are fitted
+   robustly, their 256 crossings give a least-squares homography (``cv2.findHomography``).
+4. ``premium_pattern_score`` — the special squares (T-B2) must stand out from plain squares
+   where the grid says they are; a shift by one square breaks that pattern.
+
+Corners follow INTERFACES §3: clockwise from the one nearest the image's top-left; that corner
+is A1, columns run to the second corner, rows to the fourth (row 1 nearest the top of the image).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+F64 = NDArray[np.float64]
+# OpenCV's stubs do not carry dtypes: images are typed loosely, float64 geometry strictly.
+F32 = NDArray[Any]
+U8 = NDArray[Any]
+Image = NDArray[Any]
+
+SIZE = 15
+WORK_SIDE = 640  # longest side of the working image for the search
+CAND_SIDE = 256  # rectified candidate size for the comb search
+REFINE_PITCH = 24  # px per square when refining grid lines
+MIN_GRID_SCORE = 0.30
+ESTIMATE_LENS = False  # division-model bending from the grid lines: not yet reliable (see READER.md)
+USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
+MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
+STRONG_GRID_SCORE = 1.7
+PROFILE_FLOOR = 6.0  # gradient units: flat regions cannot fake a grid  # below this no board is reported
+DOUBLE = ("H8", "D8", "L8", "H4", "H12", "E5", "K5", "E11", "K11")
+TRIPLE = ("E2", "K2", "E14", "K14", "B5", "N5", "B11", "N11")
+REPLAY = ("A8", "O8", "H1", "H15", "B2", "N2", "B14", "N14")
+
+
+class BoardNotLocatedError(RuntimeError):
+    """No board of the game could be found in the picture."""
+
+
+@dataclass(frozen=True)
+class BoardLocation:
+    """Where the playing area lies: ``corners_px`` (INTERFACES §3 order), ``homography`` mapping
+    board units (one unit = one square, A1 at ``[0,1]²``) to image pixels, and a confidence 0–1."""
+
+    corners_px: tuple[tuple[float, float], ...]
+    homography: F64
+    confidence: float
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    grid_px: F64 | None = None
+    """16×16 grid-line crossings in image pixels, ``[row line, column line]`` (follows lens bending)."""
+    lens: Lens | None = None
+    """Lens bending found from the grid lines; when set, ``homography`` maps to undistorted pixels."""
+
+    def project(self, units: F64) -> F64:
+        """Board units (n, 2) → image pixels, lens bending included."""
+        p = apply_h(self.homography, units)
+        return p if self.lens is None else self.lens.distort(p)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"corners_px": [[x, y], …4]}`` as in INTERFACES §3."""
+        return {"corners_px": [[round(x, 1), round(y, 1)] for x, y in self.corners_px]}
+
+
+def _premium_mask() -> NDArray[np.bool_]:
+    m = np.zeros((SIZE, SIZE), bool)
+    for name in DOUBLE + TRIPLE + REPLAY:
+        m[int(name[1:]) - 1, "ABCDEFGHIJKLMNO".index(name[0])] = True
+    return m
+
+
+PREMIUM = _premium_mask()
+
+
+# ---------------------------------------------------------------------------------------------
+# corner order and homographies
+
+
+def order_corners(points: F64) -> F64:
+    """The 4 points clockwise in the image (y down), starting nearest the image's top-left."""
+    pts = np.asarray(points, np.float64).reshape(4, 2)
+    c = pts.mean(axis=0)
+    ring = pts[np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]), kind="stable")]
+    start = int(np.argmin(np.hypot(ring[:, 0], ring[:, 1])))
+    return np.roll(ring, -start, axis=0)
+
+
+def units_to_image(corners: F64) -> F64:
+    """Homography from board units (playing area ``[0,15]²``) to the image, given ordered corners."""
+    src = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float32)
+    return np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32)), np.float64)
+
+
+def apply_h(h: F64, pts: F64) -> F64:
+    """Apply a homography to points of shape (n, 2)."""
+    p = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = np.c_[p, np.ones(len(p))] @ h.T
+    return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
+
+
+def rectify(image: Image, h_units_to_img: F64, pitch: float, margin: float) -> Image:
+    """The board warped so one square is ``pitch`` px, with ``margin`` squares around the playing area."""
+    side = round((SIZE + 2 * margin) * pitch)
+    s = np.array([[pitch, 0, margin * pitch], [0, pitch, margin * pitch], [0, 0, 1]], np.float64)
+    m = h_units_to_img @ np.linalg.inv(s)
+    return np.asarray(cv2.warpPerspective(image, m, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                          borderMode=cv2.BORDER_REPLICATE))
+
+
+def _cross2(a: F64, b: F64) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+def _convex(q: F64) -> bool:
+    cr = [_cross2(q[(i + 1) % 4] - q[i], q[(i + 2) % 4] - q[(i + 1) % 4]) for i in range(4)]
+    return all(c > 0 for c in cr) or all(c < 0 for c in cr)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. candidates
+
+
+def _edge_maps(gray: U8, lab: U8) -> list[U8]:
+    g = cv2.GaussianBlur(gray, (5, 5), 0)
+    chroma = cv2.addWeighted(lab[..., 1], 1.0, lab[..., 2], 1.0, 0)
+    chroma = cv2.GaussianBlur(chroma, (5, 5), 0)
+    maps = [cv2.Canny(g, 20, 60), cv2.Canny(g, 50, 150), cv2.Canny(chroma, 10, 30)]
+    k = np.ones((3, 3), np.uint8)
+    return [cv2.dilate(m, k) for m in maps]
+
+
+def _quads_from_contour(cnt: NDArray[Any]) -> list[F64]:
+    hull = cv2.convexHull(cnt)
+    peri = cv2.arcLength(hull, True)
+    out: list[F64] = []
+    for eps in (0.02, 0.035, 0.05, 0.08):
+        ap = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(ap) == 4:
+            q = ap.reshape(4, 2).astype(np.float64)
+            if _convex(q):
+                out.append(q)
+            break
+        if len(ap) < 4:
+            break
+    if not out:
+        # fall back: the minimum-area rectangle (affine-ish boards, broken corners)
+        box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        out.append(box)
+    return out
+
+
+def _scaled(q: F64, f: float) -> F64:
+    c = q.mean(axis=0)
+    return np.asarray(c + (q - c) * f, np.float64)
+
+
+def cell_cluster_quads(edges: U8) -> list[F64]:
+    """Quads around the cluster of small square regions the grid lines enclose (the empty
+    squares): robust to a hand or clutter touching the board's outline."""
+    h, w = edges.shape
+    contours, _ = cv2.findContours(255 - edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    min_a, max_a = (min(h, w) / 15.0 * 0.25) ** 2 * 0.5, (min(h, w) / 15.0 * 1.3) ** 2
+    cells: list[tuple[float, NDArray[Any]]] = []
+    for cnt in contours:
+        if len(cnt) < 4:
+            continue
+        a = cv2.contourArea(cnt)
+        if not min_a < a < max_a:
+            continue
+        ap = cv2.approxPolyDP(cnt, 0.12 * cv2.arcLength(cnt, True), True)
+        if len(ap) != 4 or not cv2.isContourConvex(ap):
+            continue
+        cells.append((a, ap.reshape(4, 2)))
+    if len(cells) < 12:
+        return []
+    areas = np.log(np.array([a for a, _ in cells]))
+    hist, edges_ = np.histogram(areas, bins=24)
+    # the densest window of about ±0.5 in log area
+    best_i = int(np.argmax(np.convolve(hist, np.ones(5), mode="same")))
+    centre = 0.5 * (edges_[best_i] + edges_[best_i + 1])
+    pts = [q for a, q in cells if abs(math.log(a) - centre) < 0.6]
+    if len(pts) < 12:
+        return []
+    allp = np.concatenate(pts).astype(np.float32)
+    hull = cv2.convexHull(allp)
+    out: list[F64] = []
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.04, 0.07):
+        ap = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(ap) == 4:
+            q = ap.reshape(4, 2).astype(np.float64)
+            out += [q, _scaled(q, 1.08), _scaled(q, 1.16)]
+            break
+    if not out:
+        box = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+        out += [box, _scaled(box, 1.08)]
+    return out
+
+
+def cell_maps(gray: U8) -> list[U8]:
+    """Binary maps whose white blobs are squares: lighter than their surroundings (dark lines)
+    and darker (light lines), by adaptive thresholds."""
+    g = cv2.GaussianBlur(gray, (3, 3), 0)
+    block = max(15, (min(gray.shape) // 24) | 1)
+    light = cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -4)
+    dark = cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 4)
+    k = np.ones((2, 2), np.uint8)
+    return [cv2.morphologyEx(m, cv2.MORPH_OPEN, k) for m in (light, dark)]
+
+
+def _cells(blobs: U8) -> tuple[F64, F64]:
+    """Small convex quads among white blobs (empty squares, tile faces): areas and projective
+    centres (diagonal crossings)."""
+    h, w = blobs.shape
+    contours, _ = cv2.findContours(blobs, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    min_a, max_a = (min(h, w) / 15.0 * 0.2) ** 2, (min(h, w) / 15.0 * 1.4) ** 2
+    areas, cents = [], []
+    for cnt in contours:
+        if len(cnt) < 4:
+            continue
+        a = cv2.contourArea(cnt)
+        if not min_a < a < max_a:
+            continue
+        ap = cv2.approxPolyDP(cnt, 0.1 * cv2.arcLength(cnt, True), True)
+        if len(ap) != 4 or not cv2.isContourConvex(ap):
+            continue
+        q = ap.reshape(4, 2).astype(np.float64)
+        if a < 0.75 * cv2.contourArea(cv2.convexHull(cnt)):
+            continue
+        d1, d2 = q[2] - q[0], q[3] - q[1]
+        den = d1[0] * d2[1] - d1[1] * d2[0]
+        if abs(den) < 1e-9:
+            continue
+        t = ((q[1][0] - q[0][0]) * d2[1] - (q[1][1] - q[0][1]) * d2[0]) / den
+        areas.append(a)
+        cents.append(q[0] + t * d1)
+    return np.array(areas, np.float64), np.array(cents, np.float64).reshape(-1, 2)
+
+
+def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> list[tuple[float, F64]]:
+    """Board homographies (units → working image) grown from the lattice of square centres,
+    chesscog-style, placed on the 15×15 board by the special-square pattern; with a score.
+
+    Several lattices may be in view (a check tablecloth): each is grown from the most regular
+    seed left (most same-size neighbours about one square away), its cells removed, and the next
+    grown from what is left."""
+    out: list[tuple[float, F64]] = []
+    for edges in edge_maps:
+        areas, cents = _cells(edges)
+        if len(areas) < 12:
+            continue
+        size = np.sqrt(areas) / 0.9
+        dist = np.hypot(cents[:, None, 0] - cents[None, :, 0], cents[:, None, 1] - cents[None, :, 1])
+        ratio = size[:, None] / size[None, :]
+        near = (dist > 0.7 * size[:, None]) & (dist < 1.5 * size[:, None]) & (ratio > 0.7) & (ratio < 1.43)
+        alive = np.ones(len(areas), bool)
+        for _ in range(6):
+            if alive.sum() < 12:
+                break
+            reg = (near & alive[None, :]).sum(axis=1) * alive
+            seed = int(np.argmax(reg))
+            if reg[seed] < 3:
+                break
+            same = alive & (np.abs(np.log(size / size[seed])) < 0.6)
+            idx = np.where(same)[0]
+            grown = _grow_lattice(cents[idx], float(size[seed]), cents[seed])
+            if grown is None:
+                alive[seed] = False
+                continue
+            h_lat, ij, used = grown
+            alive[idx[used]] = False
+            alive[seed] = False
+            placed = _place_window(bgr_small, h_lat, ij)
+            if placed is not None:
+                out.append(placed)
+                if placed[0] > 0.35:
+                    break
+        if out and max(sc for sc, _ in out) > 0.35:
+            break
+    out.sort(key=lambda t: -t[0])
+    return out[:max_fits]
+
+
+def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[np.int64], NDArray[np.bool_]] | None:
+    """Homography lattice → image from square centres, flood-grown from ``seed`` (a centre joins
+    when it lies on a lattice point within two steps of the grown region, keeping the region
+    within 16×16): the lattice cells of the members, and which centres it used (the seed's
+    surroundings if it fails)."""
+    fail = (np.eye(3), np.zeros((0, 2), np.int64), np.hypot(*(cents - seed).T) < 2.5 * cell_px)
+    d = cents - seed
+    dist = np.hypot(*d.T)
+    nb = (dist > 0.6 * cell_px) & (dist < 1.8 * cell_px)
+    if nb.sum() < 2:
+        return fail
+    v1 = d[nb][int(np.argmin(dist[nb]))]
+    cosang = np.abs(d[nb] @ v1) / (dist[nb] * np.hypot(*v1) + 1e-9)
+    cand = np.where(cosang < 0.5)[0]
+    if len(cand) == 0:
+        return fail
+    v2 = d[nb][cand[int(np.argmin(dist[nb][cand]))]]
+    h = np.array([[v1[0], v2[0], seed[0]], [v1[1], v2[1], seed[1]], [0, 0, 1]], np.float64)
+    off = 40
+    member = np.zeros(len(cents), bool)
+    member[int(np.argmin(dist))] = True
+    ij = np.zeros((len(cents), 2), np.int64)
+    kernel = np.ones((5, 5), np.uint8)
+    for _ in range(40):
+        uv = apply_h(np.asarray(np.linalg.inv(h), np.float64), cents)
+        r = np.rint(uv)
+        res = np.max(np.abs(uv - r), axis=1)
+        ij = r.astype(np.int64)
+        grid = np.zeros((2 * off, 2 * off), np.uint8)
+        mi = ij[member]
+        if len(mi) == 0 or np.any(np.abs(mi) >= off - 3):
+            break
+        grid[mi[:, 1] + off, mi[:, 0] + off] = 1
+        reach = cv2.dilate(grid, kernel)
+        inside = np.all(np.abs(ij) < off - 3, axis=1)
+        lo, hi = mi.min(axis=0), mi.max(axis=0)
+        fits_box = np.all((np.maximum(hi, ij) - np.minimum(lo, ij)) <= SIZE, axis=1)
+        new = ~member & inside & (res < 0.27) & fits_box
+        new[new] = reach[ij[new, 1] + off, ij[new, 0] + off] > 0
+        if not new.any():
+            break
+        member |= new
+        if member.sum() >= 6:
+            src = ij[member].astype(np.float64)
+            if len(np.unique(src[:, 0])) >= 2 and len(np.unique(src[:, 1])) >= 2:
+                hm, _ = cv2.findHomography(src, cents[member], 0)
+                if hm is not None:
+                    h = np.asarray(hm, np.float64)
+                    err = np.hypot(*(apply_h(h, src) - cents[member]).T)
+                    member[np.where(member)[0][err > 0.2 * cell_px]] = False
+    if member.sum() < 12:
+        return fail[0], fail[1], fail[2] | member
+    # one code per lattice point (duplicates: tile face and square both seen)
+    return h, np.unique(ij[member], axis=0), member
+
+
+def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[float, F64] | None:
+    """Which 15×15 window of the lattice is the board: the one whose special squares stand out.
+    Lattice cell ``(i, j)`` has its centre at lattice point ``(i, j)``."""
+    if len(ij) < 12:
+        return None
+    lo, hi = ij.min(axis=0), ij.max(axis=0)
+    if np.any(hi - lo > SIZE - 1 + 1):  # one stray inlier row tolerated
+        return None
+    first = np.minimum(lo, hi - (SIZE - 1))  # window origins from first to last
+    last = np.maximum(lo, hi - (SIZE - 1))
+    x0, y0 = int(first[0]), int(first[1])
+    nx, ny = int(last[0] - first[0]) + SIZE, int(last[1] - first[1]) + SIZE
+    pitch = 12
+    # rectify lattice cells x0..x0+nx-1 (their squares span [i − 0.5, i + 0.5])
+    s = np.array([[1.0 / pitch, 0, x0 - 0.5], [0, 1.0 / pitch, y0 - 0.5], [0, 0, 1]], np.float64)
+    m = h_lat @ s
+    rect = cv2.warpPerspective(bgr_small, m, (nx * pitch, ny * pitch),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    cells = cell_colours(rect, pitch)
+    best: tuple[float, int, int] | None = None
+    for oy in range(ny - SIZE + 1):
+        for ox in range(nx - SIZE + 1):
+            sc = premium_pattern_score(cells[oy:oy + SIZE, ox:ox + SIZE])
+            if best is None or sc > best[0]:
+                best = (sc, ox, oy)
+    if best is None:
+        return None
+    sc, ox, oy = best
+    # board units u ↦ lattice point (u − 0.5 + x0 + ox)
+    t = np.array([[1, 0, x0 + ox - 0.5], [0, 1, y0 + oy - 0.5], [0, 0, 1]], np.float64)
+    return sc, np.asarray(h_lat @ t, np.float64)
+
+
+def _plausible(q: F64, w: int, h: int) -> bool:
+    """A board seen from at most ~60° tilt: opposite sides within a factor ~3, not tiny."""
+    sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+    if sides.min() < 0.06 * min(w, h):
+        return False
+    return bool(sides.max() / max(sides.min(), 1e-6) < 3.5)
+
+
+def candidate_quads(gray: U8, lab: U8, maps: list[U8] | None = None, max_candidates: int = 16) -> list[F64]:
+    """Candidate board quadrilaterals (working-image pixels), biggest first, near-duplicates merged."""
+    h, w = gray.shape
+    min_area = 0.02 * h * w
+    found: list[tuple[float, F64]] = []
+    maps = maps if maps is not None else _edge_maps(gray, lab)
+    for q in cell_cluster_quads(maps[0]) + cell_cluster_quads(maps[1]):
+        found.append((1e12, q))  # tried first
+    for edges in maps:
+        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for cnt in contours:
+            if len(cnt) < 20:
+                continue
+            area = cv2.contourArea(cv2.convexHull(cnt))
+            if area < min_area or area > 0.98 * h * w:
+                continue
+            for q in _quads_from_contour(cnt):
+                found.append((float(cv2.contourArea(q.astype(np.float32))), q))
+    found.sort(key=lambda t: -t[0])
+    found = [f for f in found if _plausible(f[1], w, h)]
+    out: list[F64] = []
+    for _, q in found:
+        oq = order_corners(q)
+        side = math.sqrt(max(1.0, cv2.contourArea(oq.astype(np.float32))))
+        if any(np.max(np.hypot(*(oq - o).T)) < 0.03 * side for o in out):
+            continue
+        out.append(oq)
+        if len(out) >= max_candidates:
+            break
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. comb search
+
+
+def _profiles(rect: U8) -> tuple[F32, F32]:
+    g = rect.astype(np.float32)
+    gx = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3))
+    gy = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
+    # median across the other axis: long straight lines survive, numerals and hands do not
+    px = np.median(gx, axis=0)
+    py = np.median(gy, axis=1)
+    px = cv2.GaussianBlur(px.reshape(1, -1), (0, 0), 0.8).ravel()
+    py = cv2.GaussianBlur(py.reshape(-1, 1), (0, 0), 0.8).ravel()
+    return px.astype(np.float32), py.astype(np.float32)
+
+
+def comb_fit(profile: F32, pmin: float, pmax: float) -> tuple[float, float, float]:
+    """Best ``(offset, pitch, score)`` of 16 lines ``offset + k·pitch`` on a 1-D edge profile.
+
+    Score: mean profile on the lines (the weakest lines weigh more) minus the median half-way
+    between, over the profile's mean."""
+    n = len(profile)
+    prof = (profile / (float(profile.mean()) + PROFILE_FLOOR)).astype(np.float64)
+    xs = np.arange(n, dtype=np.float64)
+    pitches = np.arange(pmin, pmax, 0.15)
+    offs = np.arange(-0.2 * pmax, n - 1 - SIZE * pmin + 0.2 * pmax, 0.5)
+    k = np.arange(SIZE + 1, dtype=np.float64)
+    km = np.arange(SIZE, dtype=np.float64) + 0.5
+    pos = offs[None, :, None] + pitches[:, None, None] * k[None, None, :]
+    posm = offs[None, :, None] + pitches[:, None, None] * km[None, None, :]
+    on = np.interp(pos, xs, prof, left=0.0, right=0.0)
+    mid = np.interp(posm, xs, prof, left=0.0, right=0.0)
+    on_s = np.sort(on, axis=2)
+    score = on_s[..., 2:].mean(axis=2) * 0.5 + on_s[..., :4].mean(axis=2) * 0.5 - np.median(mid, axis=2)
+    valid = (pos[..., 0] >= -0.2 * pitches[:, None]) & (pos[..., -1] <= n - 1 + 0.2 * pitches[:, None])
+    score = np.where(valid, score, -1e9)
+    i, j = np.unravel_index(int(np.argmax(score)), score.shape)
+    return float(offs[j]), float(pitches[i]), float(score[i, j])
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A playing-area quad found inside a candidate, and how well a 15×15 grid explains it."""
+
+    corners: F64  # working-image pixels, ordered
+    score: float
+
+
+def fit_grid_in_quad(gray: U8, quad: F64) -> GridFit | None:
+    """Search the rectified candidate for the 15×15 grid (candidate = playing area or whole board)."""
+    n = CAND_SIDE
+    dst = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    rect = cv2.warpPerspective(gray, m, (n, n), flags=cv2.INTER_AREA)
+    px, py = _profiles(rect)
+    pmin, pmax = (n - 1) / 18.0, (n - 1) / 14.6
+    ox, pxp, sx = comb_fit(px, pmin, pmax)
+    oy, pyp, sy = comb_fit(py, pmin, pmax)
+    if pxp <= 0 or pyp <= 0:
+        return None
+    inner = np.array([[ox, oy], [ox + SIZE * pxp, oy], [ox + SIZE * pxp, oy + SIZE * pyp], [ox, oy + SIZE * pyp]])
+    back = np.asarray(np.linalg.inv(m), np.float64)
+    corners = apply_h(back, inner)
+    return GridFit(order_corners(corners), min(sx, sy))
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. refinement with the grid lines
+
+
+def _line_positions(grad: F32, pitch: int, margin: int, axis: int) -> list[tuple[F64, F64]]:
+    """For each of the 16 lines across ``axis`` (0: vertical lines, x varies), sample points
+    ``(along, across)`` where the line is found in each band of one square."""
+    g = grad if axis == 0 else grad.T
+    lo_r, hi_r = margin * pitch, (margin + SIZE) * pitch
+    bands = g[lo_r:hi_r].reshape(SIZE, pitch, g.shape[1]).sum(axis=1)  # (15, side)
+    half = pitch // 3
+    alongs_all = (np.arange(SIZE) + margin + 0.5) * pitch
+    out: list[tuple[F64, F64]] = []
+    for k in range(SIZE + 1):
+        expected = (margin + k) * pitch
+        lo = expected - half
+        prof = bands[:, lo:expected + half + 1]  # (15, w)
+        i = np.argmax(prof, axis=1)
+        rows = np.arange(SIZE)
+        peak = prof[rows, i]
+        base = np.median(prof, axis=1) + 1e-6
+        ok = (peak > 2.0 * base) & (i > 0) & (i < prof.shape[1] - 1)
+        ic = np.clip(i, 1, prof.shape[1] - 2)
+        y0, y2 = prof[rows, ic - 1], prof[rows, ic + 1]
+        den = y0 - 2 * peak + y2
+        d = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
+        out.append((alongs_all[ok].astype(np.float64), (lo + i + d)[ok].astype(np.float64)))
+    return out
+
+
+def _fit_line(along: F64, across: F64) -> tuple[float, float] | None:
+    """Robust ``across = a·along + b`` (least squares with two rounds of residual trimming)."""
+    if len(along) < 4:
+        return None
+    keep = np.ones(len(along), bool)
+    a, b = 0.0, 0.0
+    for _ in range(3):
+        if keep.sum() < 4:
+            return None
+        x, y = along[keep], across[keep]
+        mx, my = x.mean(), y.mean()
+        vx = float(((x - mx) ** 2).sum())
+        a = float(((x - mx) * (y - my)).sum()) / vx if vx > 1e-9 else 0.0
+        b = float(my - a * mx)
+        res = np.abs(across - (a * along + b))
+        rk = np.sort(res[keep])
+        keep = res < max(1.0, 2.5 * float(rk[len(rk) // 2]))
+    return a, b
+
+
+def _fit_curve(along: F64, across: F64) -> tuple[float, float, float] | None:
+    """Robust ``across = a·along + b + c·along²`` (a gentle bend: lens distortion)."""
+    lin = _fit_line(along, across)
+    if lin is None or len(along) < 7:
+        return None if lin is None else (lin[0], lin[1], 0.0)
+    res = np.abs(across - (lin[0] * along + lin[1]))
+    keep = res < max(1.0, 2.5 * float(np.median(res)))
+    if keep.sum() < 7:
+        return lin[0], lin[1], 0.0
+    c2, c1, c0 = np.polyfit(along[keep], across[keep], 2)
+    return float(c1), float(c0), float(c2)
+
+
+def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
+                           ) -> tuple[F64, float, F64 | None, list[F64]]:
+    """Refined units→image homography, the share of grid lines found (0–1), the 16×16 grid
+    crossings from gently curved line fits (``None`` unless ``USE_MESH``), and the line samples
+    of the last round in image pixels (16 vertical lines, then 16 horizontal)."""
+    last_samples: list[F64] = []
+    pitch, margin = REFINE_PITCH, 1
+    found_share = 0.0
+    mesh: F64 | None = None
+    for rnd in range(rounds):
+        rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin).astype(np.float32), (3, 3), 0)
+        gx = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)), (0, 0), sigmaX=1.5, sigmaY=0.1)
+        gy = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), (0, 0), sigmaX=0.1, sigmaY=1.5)
+        vert = _line_positions(gx, pitch, margin, 0)  # x = a·y + b
+        horz = _line_positions(gy, pitch, margin, 1)  # y = a·x + b
+        last_samples = _samples_in_image(vert, horz, pitch, margin, h_units)
+        vl = [_fit_line(al, ac) for al, ac in vert]
+        hl = [_fit_line(al, ac) for al, ac in horz]
+        good_v = [i for i, ln in enumerate(vl) if ln is not None]
+        good_h = [i for i, ln in enumerate(hl) if ln is not None]
+        found_share = (len(good_v) + len(good_h)) / (2.0 * (SIZE + 1))
+        if len(good_v) < 6 or len(good_h) < 6:
+            mesh = None
+            break
+        inner_v = [i for i in good_v if 0 < i < SIZE] if sum(0 < i < SIZE for i in good_v) >= 6 else good_v
+        inner_h = [j for j in good_h if 0 < j < SIZE] if sum(0 < j < SIZE for j in good_h) >= 6 else good_h
+        src, dst = [], []
+        for i in inner_v:
+            av, bv = vl[i] or (0.0, 0.0)
+            for j in inner_h:
+                ah, bh = hl[j] or (0.0, 0.0)
+                x = (av * bh + bv) / (1 - av * ah)
+                y = ah * x + bh
+                src.append([i, j])
+                dst.append([x / pitch - margin, y / pitch - margin])
+        hm, _ = cv2.findHomography(np.array(src, np.float64), np.array(dst, np.float64), cv2.RANSAC, 0.08)
+        if hm is None:
+            mesh = None
+            break
+        if rnd == rounds - 1 and USE_MESH:
+            mesh = _mesh(vert, horz, vl, hl, pitch, margin, h_units)
+        h_units = h_units @ hm
+    return h_units, found_share, mesh, last_samples
+
+
+
+
+def _samples_in_image(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], pitch: int, margin: int,
+                      h_units: F64) -> list[F64]:
+    out = []
+    for al, ac in vert:
+        u = np.stack([ac / pitch - margin, al / pitch - margin], axis=1)
+        out.append(apply_h(h_units, u) if len(u) else np.zeros((0, 2)))
+    for al, ac in horz:
+        u = np.stack([al / pitch - margin, ac / pitch - margin], axis=1)
+        out.append(apply_h(h_units, u) if len(u) else np.zeros((0, 2)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# 3b. lens bending (one-parameter division model, centre = image centre)
+
+
+@dataclass(frozen=True)
+class Lens:
+    """Radial distortion by the division model: ``p_u = c + (p_d − c) / (1 + k·|p_d − c|²/f²)``."""
+
+    k: float
+    centre: tuple[float, float]
+    f: float
+
+    def undistort(self, pts: F64) -> F64:
+        c = np.asarray(self.centre)
+        d = np.asarray(pts, np.float64).reshape(-1, 2) - c
+        r2 = (d * d).sum(axis=1, keepdims=True) / (self.f * self.f)
+        return np.asarray(c + d / (1.0 + self.k * r2), np.float64)
+
+    def distort(self, pts: F64) -> F64:
+        c = np.asarray(self.centre)
+        u = np.asarray(pts, np.float64).reshape(-1, 2) - c
+        d = u.copy()
+        for _ in range(6):
+            r2 = (d * d).sum(axis=1, keepdims=True) / (self.f * self.f)
+            d = u * (1.0 + self.k * r2)
+        return np.asarray(c + d, np.float64)
+
+
+def _straightness(lines: list[F64], lens: Lens) -> float:
+    tot, n = 0.0, 0
+    for p in lines:
+        if len(p) < 5:
+            continue
+        q = lens.undistort(p)
+        keep = np.ones(len(q), bool)
+        res = np.zeros(len(q))
+        for _ in range(2):
+            m = q[keep].mean(axis=0)
+            _, vec = np.linalg.eigh((q[keep] - m).T @ (q[keep] - m))
+            res = np.abs((q - m) @ vec[:, 0])
+            keep = res <= max(0.3, 2.5 * float(np.median(res)))
+        tot += float((res[keep] ** 2).sum())
+        n += int(keep.sum())
+    return tot / max(n, 1)
+
+
+def estimate_lens(lines: list[F64], image_size: tuple[int, int]) -> Lens:
+    """The division-model ``k`` that makes the grid lines straightest (0 if it gains little)."""
+    w, h = image_size
+    centre = ((w - 1) / 2.0, (h - 1) / 2.0)
+    f = float(max(w, h))
+    ks = np.linspace(-0.6, 0.6, 49)
+    costs = np.array([_straightness(lines, Lens(float(k), centre, f)) for k in ks])
+    i = int(np.argmin(costs))
+    k = float(ks[i])
+    if 0 < i < len(ks) - 1:
+        y0, y1, y2 = costs[i - 1], costs[i], costs[i + 1]
+        den = y0 - 2 * y1 + y2
+        if den > 0:
+            k += float(0.5 * (y0 - y2) / den) * float(ks[1] - ks[0])
+    base = _straightness(lines, Lens(0.0, centre, f))
+    best = _straightness(lines, Lens(k, centre, f))
+    if best > 0.8 * base:
+        k = 0.0
+    return Lens(k, centre, f)
+
+
+def homography_from_lines(lines: list[F64], lens: Lens) -> F64 | None:
+    """Units → undistorted-pixel homography from the crossings of straight fits of the undistorted
+    interior grid lines (lines 1–14 of each family)."""
+    fits: list[tuple[int, bool, F64] | None] = []
+    for idx, p in enumerate(lines):
+        k, vertical = idx % (SIZE + 1), idx <= SIZE
+        if not 0 < k < SIZE or len(p) < 5:
+            continue
+        q = lens.undistort(p)
+        m = q.mean(axis=0)
+        _, vec = np.linalg.eigh((q - m).T @ (q - m))
+        nrm = vec[:, 0]
+        fits.append((k, vertical, np.array([nrm[0], nrm[1], -float(nrm @ m)])))
+    vs = [f for f in fits if f is not None and f[1]]
+    hs = [f for f in fits if f is not None and not f[1]]
+    if len(vs) < 5 or len(hs) < 5:
+        return None
+    src, dst = [], []
+    for i, _, lv in vs:
+        for j, _, lh in hs:
+            x = np.cross(lv, lh)
+            if abs(x[2]) < 1e-12:
+                continue
+            src.append([i, j])
+            dst.append(x[:2] / x[2])
+    hm, _ = cv2.findHomography(np.array(src, np.float64), np.array(dst, np.float64), cv2.RANSAC, 1.5)
+    return None if hm is None else np.asarray(hm, np.float64)
+
+
+def _mesh(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], vl: list[tuple[float, float] | None],
+          hl: list[tuple[float, float] | None], pitch: int, margin: int, h_units: F64) -> F64 | None:
+    """16×16 crossings (index [row line, column line]) of curved fits, image pixels; lines not found
+    are interpolated from their neighbours' fits by a smooth fit across line index."""
+    def curves(samples: list[tuple[F64, F64]], lines: list[tuple[float, float] | None]) -> NDArray[np.float64] | None:
+        coef = np.full((SIZE + 1, 3), np.nan)
+        for k, (al, ac) in enumerate(samples):
+            if lines[k] is None or k in (0, SIZE):
+                continue  # the outermost lines are biased by the border's edge: extrapolate them
+            c = _fit_curve(al, ac)
+            if c is not None:
+                coef[k] = c
+        ok = ~np.isnan(coef[:, 0])
+        if ok.sum() < 6:
+            return None
+        idx = np.arange(SIZE + 1)
+        for col in range(3):  # fill gaps with a quadratic in the line index
+            pf = np.polyfit(idx[ok], coef[ok, col], 2 if col < 2 else 1)
+            coef[~ok, col] = np.polyval(pf, idx[~ok])
+        return coef
+
+    cv_ = curves(vert, vl)
+    ch_ = curves(horz, hl)
+    if cv_ is None or ch_ is None:
+        return None
+    # start from straight crossings, then iterate x = fv(y), y = fh(x)
+    x = np.zeros((SIZE + 1, SIZE + 1))
+    y = np.zeros((SIZE + 1, SIZE + 1))
+    av, bv, qv = cv_[None, :, 0], cv_[None, :, 1], cv_[None, :, 2]
+    ah, bh, qh = ch_[:, None, 0], ch_[:, None, 1], ch_[:, None, 2]
+    x = (av * bh + bv) / (1 - av * ah) + 0 * ah
+    y = ah * x + bh
+    for _ in range(4):
+        x = av * y + bv + qv * y * y
+        y = ah * x + bh + qh * x * x
+    pts = np.stack([x / pitch - margin, y / pitch - margin], axis=-1).reshape(-1, 2)
+    return apply_h(h_units, pts).reshape(SIZE + 1, SIZE + 1, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. special-square pattern
+
+
+def cell_colours(bgr_rect: Image, pitch: int) -> F32:
+    """Mean L*a*b* of the centre half of every square of a rectified image (``pitch`` px squares,
+    the image starting on a square boundary), shape (rows, cols, 3)."""
+    n_r, n_c = bgr_rect.shape[0] // pitch, bgr_rect.shape[1] // pitch
+    area = np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch])
+    lab = cv2.cvtColor(area, cv2.COLOR_BGR2LAB)
+    c = pitch // 4
+    return np.asarray(lab.reshape(n_r, pitch, n_c, pitch, 3)[:, c:pitch - c, :, c:pitch - c]
+                      .astype(np.float32).mean(axis=(1, 3)), np.float32)
+
+
+def premium_pattern_score(cells: F32) -> float:
+    """How much more the special squares (T-B2) differ from the board's base colour than plain
+    squares do, for 15×15 cell colours (about 0 when the grid is misregistered, large when right)."""
+    base = np.median(cells[~PREMIUM], axis=0)
+    d = np.linalg.norm(cells - base, axis=2)
+    prem = float(np.median(d[PREMIUM]))
+    plain = float(np.median(d[~PREMIUM]))
+    return (prem - plain) / (prem + plain + 10.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the entry point
+
+
+def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
+    """Find the playing area of ``game``'s board in a BGR picture (no markers).
+
+    Raises ``BoardNotLocatedError`` when no candidate is explained by the board's grid."""
+    import time
+
+    if game != "triolet":
+        raise BoardNotLocatedError(f"no board locator for {game}")
+    if image is None or image.ndim != 3 or image.shape[0] < 32 or image.shape[1] < 32:
+        raise BoardNotLocatedError("the picture is empty")
+    t0 = time.perf_counter()
+    h, w = image.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(h, w))
+    small = image
+    if scale < 1:
+        small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    gray_small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    to_full = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    scored: list[tuple[float, F64, float, float]] = []
+    for _pattern, h_lat in lattice_fits(small, cell_maps(gray_small)):
+        h1, share1, _, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2)
+        h1, prem1 = _best_shift(image, h1)
+        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25
+        scored.append((quality, h1, share1, prem1))
+        if share1 > 0.9 and prem1 > 0.5:
+            break
+    t1 = time.perf_counter()
+    if scored and max(q for q, *_ in scored) > 0.9 + 1.0 + 0.25 - 0.01:
+        cands: list[F64] = []
+    else:
+        lab_small = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+        cands = candidate_quads(gray_small, lab_small, _edge_maps(gray_small, lab_small))
+    fits: list[GridFit] = []
+    for q in cands:
+        f = fit_grid_in_quad(gray_small, q)
+        if f is None:
+            continue
+        fits.append(f)
+        if f.score >= STRONG_GRID_SCORE:
+            break  # a clear 15×15 grid: no need to look further
+    fits.sort(key=lambda f: -f.score)
+    t2 = time.perf_counter()
+    if not scored and (not fits or fits[0].score < MIN_GRID_SCORE):
+        raise BoardNotLocatedError("no board visible in the picture")
+    tried: list[F64] = []
+    for fit in fits[:8]:
+        if fit.score < MIN_GRID_SCORE:
+            break
+        corners = fit.corners / scale
+        side = math.sqrt(max(1.0, abs(cv2.contourArea(corners.astype(np.float32)))))
+        if any(np.max(np.hypot(*(corners - o).T)) < 0.04 * side for o in tried):
+            continue
+        tried.append(corners)
+        h1, share1, _, _ = refine_with_grid_lines(gray, units_to_image(corners), rounds=2)
+        h1, prem1 = _best_shift(image, h1)
+        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25 * min(1.0, fit.score)
+        scored.append((quality, h1, share1, prem1))
+        if (share1 > 0.9 and prem1 > 0.55) or len(tried) >= 4:
+            break
+    scored.sort(key=lambda t: -t[0])
+    _, h_ref, _, _ = scored[0]
+    h_ref, share, mesh, samples = refine_with_grid_lines(gray, h_ref, rounds=1)
+    lens: Lens | None = None
+    if samples and ESTIMATE_LENS:
+        lens = estimate_lens(samples, (w, h))
+        if lens.k != 0.0:
+            h_u = homography_from_lines(samples, lens)
+            if h_u is None:
+                lens = None
+            else:
+                h_ref = h_u
+        else:
+            lens = None
+    h_before = h_ref
+    h_ref, prem = _best_shift(image, h_ref)
+    conf = float(np.clip(0.5 * share + 0.5 * np.clip(prem * 2.5, 0, 1), 0, 1))
+    t3 = time.perf_counter()
+    if share < 0.4 or prem < MIN_PATTERN_SCORE:
+        raise BoardNotLocatedError("no board visible in the picture (no 15×15 grid with its special squares)")
+    unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
+    raw = apply_h(h_ref, unit) if lens is None else lens.distort(apply_h(h_ref, unit))
+    del h_before
+    if not USE_MESH:
+        mesh = None
+    if mesh is not None:
+        # the bent-line crossings are trusted only where they agree with the homography
+        jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
+        flat = apply_h(h_ref, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)).reshape(mesh.shape)
+        pitch_px = math.sqrt(abs(cv2.contourArea(raw.astype(np.float32)))) / SIZE
+        if not np.all(np.isfinite(mesh)) or np.max(np.hypot(*(mesh - flat).reshape(-1, 2).T)) > 0.35 * pitch_px:
+            mesh = None
+        else:
+            raw = np.array([mesh[0, 0], mesh[0, SIZE], mesh[SIZE, SIZE], mesh[SIZE, 0]])
+    corners_img = order_corners(raw)
+    h_final, perm = _reframe(h_ref, corners_img)
+    grid = None if mesh is None else _permute_mesh(mesh, perm)
+    timings = {"candidates": (t1 - t0) * 1e3, "grid_search": (t2 - t1) * 1e3, "refine": (t3 - t2) * 1e3}
+    return BoardLocation(tuple((float(x), float(y)) for x, y in corners_img), h_final, conf, timings, grid, lens)
+
+
+def _reframe(h_ref: F64, corners_img: F64) -> tuple[F64, F64]:
+    """``h_ref`` with its unit frame turned (by a symmetry of the square) so that unit corner
+    (0,0) lies at the first ordered corner and (15,0) at the second; also the unit→unit map."""
+    unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
+    img = apply_h(h_ref, unit)
+    best_m: F64 | None = None
+    best_e = 1e18
+    for rot in range(4):
+        for flip in (False, True):
+            order = [(i + rot) % 4 for i in range(4)]
+            if flip:
+                order = [order[0], order[3], order[2], order[1]]
+            e = float(np.sum((img[order] - corners_img) ** 2))
+            if e < best_e:
+                best_e = e
+                best_m = np.asarray(cv2.getPerspectiveTransform(unit.astype(np.float32),
+                                                                unit[order].astype(np.float32)), np.float64)
+    assert best_m is not None
+    return np.asarray(h_ref @ best_m, np.float64), best_m
+
+
+def _permute_mesh(mesh: F64, m: F64) -> F64:
+    """Re-index a crossings mesh for the new unit frame ``new ↦ old = m·new``."""
+    jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
+    old = np.rint(apply_h(m, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64))).astype(int)
+    return np.asarray(mesh[old[:, 1], old[:, 0]].reshape(SIZE + 1, SIZE + 1, 2), np.float64)
+
+
+def _best_shift(image: Image, h_units: F64) -> tuple[F64, float]:
+    """Correct a registration off by one or two squares (in x and/or y) using the special-square
+    pattern (T-B2); also returns the pattern score of the result."""
+    cells = cell_colours(rectify(image, h_units, 16, 2), 16)  # 19×19 squares
+    scores = {(dx, dy): premium_pattern_score(cells[2 + dy:2 + dy + SIZE, 2 + dx:2 + dx + SIZE])
+              for dx in (-2, -1, 0, 1, 2) for dy in (-2, -1, 0, 1, 2)}
+    best = max(scores, key=lambda k: scores[k])
+    if best == (0, 0) or scores[best] < scores[(0, 0)] + 0.15:
+        return h_units, scores[(0, 0)]
+    t = np.array([[1, 0, best[0]], [0, 1, best[1]], [0, 0, 1]], np.float64)
+    return np.asarray(h_units @ t, np.float64), scores[best]

@@ -1,0 +1,237 @@
+"""Scoring the tracker on a rendered game video against its truth (record + per-frame labels).
+
+Used by ``companion bench replay`` and the tests. Events the camera cannot see (exchange, pass,
+reveal) are given to the tracker as the phone would, right after the placements that precede
+them in the truth record are committed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.core.events import Event
+from engine.core.header import Header
+from engine.core.record import Record, load_record
+from engine.triolet import Place
+
+from .layout import TRIOLET_LAYOUT, best_rotation, rotate_cell
+from .observer import BoardObserver
+from .output import TrackerOutput
+from .tracker import MoveTracker, TrackerOptions
+
+Labels = dict[str, Any]
+TileKey = tuple[str, int | None, bool]
+
+
+@dataclass
+class VideoScore:
+    """How the tracker did on one video."""
+
+    name: str
+    truth_moves: int = 0
+    exact_moves: int = 0
+    false_events: int = 0
+    missed: int = 0
+    illegal_reports: int = 0
+    undos: int = 0
+    corrections: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    frames: int = 0
+    tracker_seconds: float = 0.0
+    total_seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def exact(self) -> bool:
+        return self.exact_moves == self.truth_moves and self.false_events == 0
+
+
+def load_labels(path: str | Path) -> list[Labels]:
+    with Path(path).open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def view_turns(labels: Labels) -> int:
+    """Quarter turns from the labels' board frame to the frame of the first board fix (view frame)."""
+    b = labels["board"]
+    return best_rotation(np.asarray(b["corners_px"], np.float64), np.asarray(b["corners_px_view"], np.float64))
+
+
+def to_view(event: Place, q: int) -> tuple[int | None, frozenset[TileKey]]:
+    return event.player, frozenset((rotate_cell(TRIOLET_LAYOUT, t.square, q), t.value, t.wild) for t in event.tiles)
+
+
+def table_tiles(labels: Labels, q: int) -> dict[str, tuple[int, bool]]:
+    """What physically lies on the board in one frame, named in the view frame."""
+    return {rotate_cell(TRIOLET_LAYOUT, c["square"], q): (int(c["value"]), bool(c["wild"])) for c in labels["cells"]}
+
+
+def same_placement(truth: tuple[int | None, frozenset[TileKey]], out: Place, q_out: int = 0,
+                   wild_options: Iterable[int] | None = None) -> bool:
+    """Whether the tracker's placement is the truth's (a pending wild matches any of its options)."""
+    player, tiles = truth
+    if out.player != player or len(out.tiles) != len(tiles):
+        return False
+    options = set(wild_options) if wild_options is not None else None
+    by_sq = {sq: (v, w) for sq, v, w in tiles}
+    for t in out.tiles:
+        if t.square not in by_sq:
+            return False
+        v, w = by_sq[t.square]
+        if w != t.wild:
+            return False
+        if t.value != v and not (t.wild and options is not None and v in options):
+            return False
+    return True
+
+
+def score_video(name: str, frames: Iterable[tuple[int, float, Any]], labels: list[Labels], record: Record,
+                observer: BoardObserver, options: TrackerOptions | None = None,
+                on_output: Callable[[TrackerOutput], None] | None = None) -> VideoScore:
+    """Run a tracker over ``frames`` and compare with the truth."""
+    header: Header = record.header
+    truth_events: list[Event] = list(record.events)
+    q = view_turns(labels[0])
+    tracker = MoveTracker(header, observer, options)
+    score = VideoScore(name)
+    truth_places = [(k, ev) for k, ev in enumerate(truth_events) if isinstance(ev, Place)]
+    score.truth_moves = len(truth_places)
+    manual_done: set[int] = set()
+    t_start = time.perf_counter()
+    out_at: dict[int, tuple[float, dict[str, Any]]] = {}  # tracker seq -> (t, extra)
+
+    def inject() -> None:
+        """Give the tracker the truth's exchanges/passes/reveals once the placements before them
+        are committed as they were played (as a player would tap them on the phone)."""
+        placed = [ev for _s, ev in tracker.session.effective_events()
+                  if isinstance(ev, Place) and tracker.session.entries[_s - 1].verdict.legal]
+        for k, ev in enumerate(truth_events):
+            if k in manual_done or isinstance(ev, Place):
+                continue
+            before = [e for j, e in truth_places if j < k]
+            if not all(j in manual_done or isinstance(truth_events[j], Place) for j in range(k)):
+                return
+            if len(placed) != len(before):
+                return
+            if not all(same_placement(to_view(t, q), got) for t, got in zip(before, placed, strict=True)):
+                return
+            tracker.submit(ev)
+            manual_done.add(k)
+
+    inject()
+    for index, t, image in frames:
+        outs = tracker.feed(index, t, image)
+        score.frames += 1
+        for o in outs:
+            line = o.to_json()
+            score.lines.append(line)
+            if on_output is not None:
+                on_output(o)
+            lab = labels[index] if index < len(labels) else None
+            _judge_output(o, lab, q, score)
+            if o.kind == "place" and o.entry is not None:
+                out_at[o.entry.seq] = (o.t, dict(o.extra))
+        if outs:
+            inject()
+    score.tracker_seconds = tracker.stats.seconds
+    score.total_seconds = time.perf_counter() - t_start
+    # final placements vs truth, in order
+    placed = [(s, ev) for s, ev in tracker.session.effective_events()
+              if isinstance(ev, Place) and tracker.session.entries[s - 1].verdict.legal]
+    for i, (_k, ev) in enumerate(truth_places):
+        truth = to_view(ev, q)
+        if i >= len(placed):
+            score.missed += 1
+            score.problems.append(f"missed move {i + 1}: {ev.to_json()}")
+            continue
+        seq, got = placed[i]
+        extra = out_at.get(seq, (0.0, {}))[1]
+        if same_placement(truth, got, 0, extra.get("wild_candidates")):
+            score.exact_moves += 1
+            frame = ev.meta.frame
+            if frame is not None and seq in out_at:
+                score.latencies_ms.append(1000.0 * (out_at[seq][0] - frame / _fps(labels)))
+        else:
+            score.problems.append(f"move {i + 1}: truth {ev.to_json()} got {got.to_json()}")
+    if len(placed) > len(truth_places):
+        score.problems.append(f"{len(placed) - len(truth_places)} extra committed placements")
+    return score
+
+
+def _fps(labels: list[Labels]) -> float:
+    for lab in labels[1:]:
+        if lab.get("ts"):
+            return float(lab["frame"]) / float(lab["ts"])
+    return 10.0
+
+
+def _judge_output(o: TrackerOutput, lab: Labels | None, q: int, score: VideoScore) -> None:
+    """Count an output as false when what it reports is not physically so on the table."""
+    if o.kind == "illegal":
+        score.illegal_reports += 1
+    if o.kind == "undo":
+        score.undos += 1
+    if o.kind == "correct":
+        score.corrections += 1
+    if lab is None or o.event is None:
+        return
+    if o.kind == "illegal" and lab.get("phase", "takeback") != "takeback":
+        # the videos' only illegal placements are the take-back scenes: any other report is a
+        # reading of a move in progress (or a misread) shown to the players as an error
+        score.false_events += 1
+        score.problems.append(f"illegal report outside a take-back at frame {o.frame}: {o.event.to_json()}")
+        return
+    table = table_tiles(lab, q)
+    if isinstance(o.event, Place):
+        for t in o.event.tiles:
+            got = table.get(t.square)
+            pending = o.extra.get("wild_pending") and o.extra.get("wild_square") == t.square
+            if got is None or got[1] != t.wild or (got[0] != t.value and not pending):
+                score.false_events += 1
+                score.problems.append(f"false {o.kind} at frame {o.frame}: {o.event.to_json()} (table: "
+                                      f"{t.square}={got})")
+                return
+    elif o.kind == "undo":
+        undone = o.extra.get("undone", {}).get("tiles", [])
+        still = [t for t in undone if table.get(t["square"]) == (t["value"], bool(t.get("wild", False)))]
+        if undone and len(still) == len(undone):
+            score.false_events += 1
+            score.problems.append(f"false undo at frame {o.frame}: {undone} all still on the table")
+
+
+def load_video_truth(video: Path) -> tuple[list[Labels], Record]:
+    stem = video.with_suffix("")
+    labels = load_labels(stem.with_name(stem.name + ".labels.jsonl"))
+    record = load_record(stem.with_suffix(".jsonl"))
+    return labels, record
+
+
+def run_file(video: Path, observer_kind: str = "oracle", options: TrackerOptions | None = None,
+             observer: BoardObserver | None = None, misread_rate: float = 0.0) -> VideoScore:
+    """Score the tracker on one written video (``write_game_video`` output).
+
+    ``observer_kind``: ``oracle`` (labels), ``locator`` (real locator, labels' tiles) or ``reader``;
+    ``misread_rate`` makes the oracle misread that share of tiles (truth as second candidate)."""
+    from vision.sources import VideoFileSource
+
+    from .oracle import OracleObserver
+
+    labels, record = load_video_truth(video)
+    if observer is None:
+        if observer_kind in ("oracle", "locator"):
+            from .reader import locate_triolet
+            observer = OracleObserver(lambda i: labels[i] if 0 <= i < len(labels) else None,
+                                      locator=locate_triolet if observer_kind == "locator" else None,
+                                      misread_rate=misread_rate, seed=7)
+        else:
+            from .reader import ReaderObserver
+            observer = ReaderObserver("triolet")
+    return score_video(video.stem, VideoFileSource(video), labels, record, observer, options)

@@ -1,0 +1,99 @@
+"""The real reader behind the ``BoardObserver`` protocol: ``vision.locate`` + ``vision.triolet``.
+
+Locating uses ``locate_board(image, "triolet")``. Reading runs ``read_triolet`` with the
+tracker's own board fix as the location (so square names follow the tracker's frame, which
+stays fixed when the board is located again), and keeps the raw per-square class
+probabilities of the cells asked for (the tracker applies the rules itself, with the engine).
+A closer look (``effort`` > 0) averages reads over the fix shifted by a fraction of a square.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .layout import TRIOLET_LAYOUT, GridLayout
+from .observer import EMPTY, WILD, BoardFix, CellRead, Frame
+
+#: shifts (squares) of the extra reads of a closer look
+LOOK_SHIFTS = ((0.07, 0.0), (-0.07, 0.0), (0.0, 0.07), (0.0, -0.07))
+TOP = 4
+
+
+class ReaderUnavailableError(RuntimeError):
+    """The real reader for a game is not there (not built yet, or its model is missing)."""
+
+
+def locate_triolet(frame: Frame, hint: BoardFix | None = None) -> BoardFix | None:
+    """The board found by ``vision.locate.locate_board`` (no model needed), or ``None``."""
+    from vision.locate import BoardNotLocatedError, locate_board
+
+    try:
+        loc = locate_board(frame.image, "triolet")
+    except BoardNotLocatedError:
+        return None
+    return BoardFix.from_corners(loc.corners_px, 15, float(loc.confidence))
+
+
+class ReaderObserver:
+    """Locate with ``vision.locate.locate_board``, read with ``vision.triolet.reader.read_triolet``."""
+
+    def __init__(self, game: str = "triolet", layout: GridLayout = TRIOLET_LAYOUT, model_path: str | None = None
+                 ) -> None:
+        if game != "triolet":
+            raise ReaderUnavailableError(f"no reader adapter for {game!r} yet")
+        self.game = game
+        self.layout = layout
+        self.model_path = model_path
+        try:
+            self._locate_mod: Any = importlib.import_module("vision.locate")
+            self._reader_mod: Any = importlib.import_module("vision.triolet.reader")
+            classifier: Any = importlib.import_module("vision.triolet.classifier")
+            classifier.load_model(model_path)
+        except ModuleNotFoundError as exc:
+            raise ReaderUnavailableError(f"the Triolet reader is not available ({exc.name} is missing)") from None
+        except RuntimeError as exc:  # ModelMissingError
+            raise ReaderUnavailableError(f"the Triolet reader cannot run: {exc}") from None
+        self.wild_class: int = int(classifier.WILD)
+        self.empty_class: int = int(classifier.EMPTY)
+
+    def locate(self, frame: Frame, hint: BoardFix | None = None) -> BoardFix | None:
+        try:
+            loc = self._locate_mod.locate_board(frame.image, self.game)
+        except self._locate_mod.BoardNotLocatedError:
+            return None
+        return BoardFix.from_corners(loc.corners_px, self.layout.size, float(loc.confidence))
+
+    def _probs(self, image: Any, fix: BoardFix, shift: tuple[float, float] = (0.0, 0.0)) -> Any:
+        h = fix.homography
+        if shift != (0.0, 0.0):
+            h = h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]], np.float64)
+        corners = np.array([[0, 0, 1], [15, 0, 1], [15, 15, 1], [0, 15, 1]], np.float64) @ h.T
+        corners = corners[:, :2] / corners[:, 2:3]
+        loc = self._locate_mod.BoardLocation(tuple((float(x), float(y)) for x, y in corners), h, fix.confidence, {})
+        reading = self._reader_mod.read_triolet(image, location=loc, model_path=self.model_path)
+        return np.asarray(reading.probs, np.float64)
+
+    def read(self, frame: Frame, fix: BoardFix, cells: Sequence[str], effort: int = 0) -> dict[str, CellRead]:
+        probs = self._probs(frame.image, fix)
+        if effort > 0:
+            for s in LOOK_SHIFTS:
+                probs = probs + self._probs(frame.image, fix, s)
+            probs = probs / (1 + len(LOOK_SHIFTS))
+        out: dict[str, CellRead] = {}
+        for name in cells:
+            col, row = self.layout.position(name)
+            p = probs[row, col]
+            order = np.argsort(-p)[:TOP]
+            out[name] = CellRead(name, tuple((self._token(int(k)), float(p[k])) for k in order))
+        return out
+
+    def _token(self, k: int) -> str:
+        if k == self.empty_class:
+            return EMPTY
+        if k == self.wild_class:
+            return WILD
+        return str(k)

@@ -1,0 +1,50 @@
+"""``track(source, header, corners=None)``: the tracker over a named source, for the server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from engine.core.header import Header
+
+from .observer import BoardFix, BoardObserver
+from .output import TrackerOutput
+from .tracker import MoveTracker, TrackerOptions
+
+
+def default_observer(game: str, source: Any = None) -> BoardObserver:
+    """The real reader for ``game`` (the oracle for the simulated table, whose truth is known)."""
+    from vision.sources import SimSource
+
+    if isinstance(source, SimSource):
+        from .oracle import OracleObserver
+        return OracleObserver(source.labels_of)
+    from .reader import ReaderObserver
+    return ReaderObserver(game)
+
+
+def track(source: str, header: Header, corners: Sequence[Sequence[float]] | None = None,
+          options: TrackerOptions | None = None, observer: BoardObserver | None = None,
+          on_start: Callable[[MoveTracker], None] | None = None) -> Iterator[TrackerOutput]:
+    """Follow the game seen by ``source`` (``camera:N``, ``video:PATH``, ``sim``): yield every
+    output that carries an event (place, illegal attempt, undo), with ``before_png``/``after_png``.
+
+    ``corners`` (INTERFACES §3 order, e.g. confirmed on the phone) skip the first board search.
+    ``on_start`` receives the :class:`MoveTracker` before the first frame: keep it to pass the
+    phone's manual events (exchange, pass, reveal, wild values, corrections) to ``submit``, so the
+    tracker's turn order and seq numbers stay those of the table's session.
+    """
+    from vision.sources import SimSource, open_source
+
+    frames = open_source(source)
+    if isinstance(frames, SimSource) and len(header.players) != frames.players:
+        frames = SimSource(seed=frames.seed, fps=frames.fps, players=len(header.players))
+    obs = observer or default_observer(header.game, frames)
+    fix = BoardFix.from_corners(corners) if corners is not None else None
+    tracker = MoveTracker(header, obs, options, initial_fix=fix)
+    if on_start is not None:
+        on_start(tracker)
+    for index, t, image in frames:
+        for out in tracker.feed(index, t, image):
+            if out.event is not None:
+                yield out

@@ -1,0 +1,338 @@
+"""The move tracker: frames in, engine events out.
+
+Per frame (cheap): the board is warped to a small picture and each cell gets a light-independent
+signature (``appearance``). The frame is *moving* when any cell differs from the previous frame
+beyond its usual flicker,
+*covered* when a change against the last stable board reaches in from outside (``cover``).
+Once nothing has moved for ``stable_seconds`` and nothing covers the board, the cells that
+differ from the last stable board are read (only those; everything on the first look or on
+request) and the game follower turns the seen board into events (``triolet_follower``). A
+board that looks changed everywhere after a rest is located again (nudged board, bumped
+camera) before anything is read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.core.events import Event, EventMeta
+from engine.core.header import Header
+from engine.core.session import Entry, Session
+
+from .appearance import Appearance, AppearanceConfig, change_map, misalignment, observe, register
+from .cover import find_cover
+from .evidence import crop_cells
+from .follower import Follower
+from .layout import align_fix, corner_shift
+from .observer import BoardFix, BoardObserver, CellRead, Frame
+from .output import TrackerOutput
+
+Image = NDArray[Any]
+
+
+@dataclass(frozen=True)
+class TrackerOptions:
+    """Tunable behaviour of :class:`MoveTracker`."""
+
+    #: a board state is accepted once nothing has moved for this long (seconds of video time)
+    stable_seconds: float = 0.5
+    #: how often to look for a lost board (seconds)
+    locate_interval: float = 0.5
+    #: a still "cover" this old is taken to be an object beside the board: its margin part is accepted
+    cover_timeout: float = 3.0
+    #: phase-correlation shift (squares) above which the board is located again
+    max_shift: float = 0.12
+    #: a board located again is taken to have moved when a corner moved this far (squares)
+    min_move: float = 0.08
+    #: ... and a new location whose corners moved further than this (squares) is refused
+    max_jump: float = 2.0
+    #: cells changed (fraction of the valid ones) above which the board is located again
+    relocate_fraction: float = 0.35
+    #: quiet frames over which each cell's usual frame-to-frame change is measured (noise floor)
+    noise_frames: int = 30
+    #: a frame with at most this many changed cells, none by much, is quiet (flicker, no hand)
+    quiet_cells: int = 12
+    #: keep evidence crops (BGR arrays)
+    evidence: bool = True
+    evidence_pitch: int = 48
+    appearance: AppearanceConfig = field(default_factory=AppearanceConfig)
+
+
+@dataclass
+class TrackerStats:
+    """Counters for benchmarks and debugging."""
+
+    frames: int = 0
+    locates: int = 0
+    relocations: int = 0
+    refused_fixes: int = 0
+    reads: int = 0
+    cells_read: int = 0
+    full_reads: int = 0
+    covered_frames: int = 0
+    seconds: float = 0.0
+
+
+def _follower_for(game: str) -> Follower:
+    if game == "triolet":
+        from .triolet_follower import TrioletFollower
+        return TrioletFollower()
+    raise ValueError(f"the tracker does not follow {game!r} yet (only triolet)")
+
+
+class MoveTracker:
+    """Follow one game from a stream of frames; see the module docstring.
+
+    ``feed(frame_index, t, image)`` returns what happened (usually nothing). The tracker keeps
+    its own engine ``Session`` (``session``); events the camera cannot see (exchange, pass,
+    reveal, a wild's value, corrections) go in through :meth:`submit` so turn order stays right.
+    """
+
+    def __init__(self, header: Header, observer: BoardObserver, options: TrackerOptions | None = None,
+                 *, initial_fix: BoardFix | None = None, follower: Follower | None = None) -> None:
+        self.header = header
+        self.observer = observer
+        self.options = options or TrackerOptions()
+        self.session = Session(header)
+        self.follower = follower or _follower_for(header.game)
+        self.layout = self.follower.layout
+        self.names = self.layout.names
+        self.fix: BoardFix | None = initial_fix
+        self.ever_located = initial_fix is not None
+        self.stats = TrackerStats()
+        self._last_locate: float | None = None
+        self._prev: Appearance | None = None
+        self._ref: Appearance | None = None
+        self._ref_frame: Frame | None = None
+        self._ref_fix: BoardFix | None = None
+        self._last_motion = 0.0
+        self._processed = False
+        self._relocate_tried = False
+        self._margin_rebased = False
+        self._full_read = True
+        self._seen: dict[str, CellRead] = {}
+        self._ff_scores: deque[NDArray[np.float32]] = deque(maxlen=self.options.noise_frames)
+        self._floor: NDArray[np.float32] = np.ones((1, 1), np.float32)
+        self.covered = False
+        self.last_outputs: list[TrackerOutput] = []
+
+    # -- public -------------------------------------------------------------------------------
+    def feed(self, frame_index: int, t: float, image: Image) -> list[TrackerOutput]:
+        """Look at one frame; return the events it completes (most frames: none)."""
+        t0 = time.perf_counter()
+        try:
+            out = self._feed(Frame(frame_index, float(t), image))
+        finally:
+            self.stats.frames += 1
+            self.stats.seconds += time.perf_counter() - t0
+        self.last_outputs = out
+        return out
+
+    def submit(self, event: Event) -> Entry:
+        """A manual event (from the phone): judged and logged in the tracker's session."""
+        return self.session.submit(event)
+
+    def request_full_read(self) -> None:
+        """Read every cell at the next stable moment."""
+        self._full_read = True
+        self._processed = False
+
+    def summary_json(self) -> dict[str, Any]:
+        return self.session.summary_json()
+
+    # -- per frame ----------------------------------------------------------------------------
+    def _feed(self, frame: Frame) -> list[TrackerOutput]:
+        if self.fix is None and not self._try_locate(frame):
+            return []
+        assert self.fix is not None
+        app = observe(frame.image, self.fix, self.options.appearance)
+        if self._prev is None:
+            self._last_motion = frame.t
+        else:
+            ff = change_map(app, self._prev, self.options.appearance.motion_scale)
+            floor = self._noise_floor(ff.score)
+            moving = bool((ff.score > floor).any())
+            if moving:
+                self._last_motion = frame.t
+                self._processed = False
+                self._relocate_tried = False
+                self._margin_rebased = False
+        self._prev = app
+        if frame.t - self._last_motion + 1e-6 < self.options.stable_seconds or self._processed:
+            return []
+        return self._on_stable(frame, app)
+
+    def _noise_floor(self, score: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Per-cell motion threshold: 1, raised where frame-to-frame scores are usually high
+        (printed coordinates on the border, compression noise on edges): 1 + 2 × their upper
+        quartile over the last ``noise_frames`` quiet frames (few cells changed, none by 3×: no hand)."""
+        quiet = int((score > 1.0).sum()) <= self.options.quiet_cells and float(score.max()) < 3.0
+        if quiet:  # flicker only, no hand: learn from this frame
+            self._ff_scores.append(np.minimum(score, 5.0))
+        if len(self._ff_scores) < 5:
+            self._floor = np.ones_like(score)
+        else:
+            self._floor = (1.0 + 2.0 * np.percentile(np.stack(self._ff_scores), 75, axis=0)).astype(np.float32)
+        return self._floor
+
+    def _try_locate(self, frame: Frame) -> bool:
+        if self._last_locate is not None and frame.t - self._last_locate < self.options.locate_interval:
+            return False
+        self._last_locate = frame.t
+        self.stats.locates += 1
+        fix = self.observer.locate(frame, None)
+        if fix is None:
+            return False
+        self.fix = fix
+        self.ever_located = True
+        self._prev = None
+        self._ff_scores.clear()
+        return True
+
+    def _relocate(self, frame: Frame, current: Appearance) -> Appearance | None:
+        """Find the board again; if it moved, adopt the new fix and return the new appearance.
+
+        First the rectified board is aligned with the last stable one (ECC: small nudges, light
+        changes); failing that the observer locates it. A new fix is taken only if, with it,
+        clearly fewer playing cells differ from the last stable board; a located fix must also
+        be plausible (corners inside the picture, moved at most ``max_jump`` squares).
+        """
+        assert self.fix is not None
+        ref = self._ref
+        m, n = self.options.appearance.margin, self.layout.size
+
+        def changed(app: Appearance) -> int:
+            return 0 if ref is None else int(change_map(app, ref).changed[m:m + n, m:m + n].sum())
+
+        before = changed(current)
+        candidates: list[BoardFix] = []
+        if ref is not None:
+            aligned = register(current, ref, self.fix)
+            if aligned is not None and corner_shift(aligned, self.fix) <= self.options.max_jump:
+                candidates.append(aligned)
+        self.stats.locates += 1
+        located = self.observer.locate(frame, self.fix)
+        if located is not None:
+            located = align_fix(located, self.fix)
+            h, w = frame.image.shape[:2]
+            c = located.corners_array()
+            slack = 0.01 * max(w, h)
+            inside = bool((c[:, 0] >= -slack).all() and (c[:, 0] <= w + slack).all()
+                          and (c[:, 1] >= -slack).all() and (c[:, 1] <= h + slack).all())
+            if inside and corner_shift(located, self.fix) <= self.options.max_jump:
+                candidates.append(located)
+            else:
+                self.stats.refused_fixes += 1
+        for new in candidates:
+            if corner_shift(new, self.fix) < self.options.min_move:
+                continue
+            app = observe(frame.image, new, self.options.appearance)
+            after = changed(app)
+            if ref is not None and after > max(0.5 * before, 3):
+                self.stats.refused_fixes += 1
+                continue
+            self.fix = new
+            self.stats.relocations += 1
+            self._prev = app
+            return app
+        return None
+
+    def _on_stable(self, frame: Frame, app: Appearance) -> list[TrackerOutput]:
+        assert self.fix is not None
+        opts = self.options
+        margin, size = opts.appearance.margin, self.layout.size
+        if self._ref is None:
+            self._ref = app
+            self._ref_frame = frame
+            self._ref_fix = self.fix
+            self._full_read = True
+        cmap = change_map(app, self._ref)
+        cmap.changed &= cmap.score > 1.0 + (self._floor - 1.0) * opts.appearance.motion_scale
+        valid = app.valid & self._ref.valid
+        many = cmap.changed.sum() > opts.relocate_fraction * max(1, int(valid.sum()))
+        cover = find_cover(cmap.changed, valid, margin, size)
+        if (cover.covered or many) and not self._relocate_tried:
+            self._relocate_tried = True
+            moved = self._relocate(frame, app)
+            if moved is not None:
+                # the board or the camera moved: the old reference no longer lines up, so
+                # everything is read afresh (the follower finds no change if nothing changed)
+                return self._process(frame, moved, list(self.names), full=True)
+        if cover.covered:
+            self.covered = True
+            self.stats.covered_frames += 1
+            if frame.t - self._last_motion >= opts.cover_timeout and not self._margin_rebased:
+                self._margin_rebased = True
+                _rebase_margin(self._ref, app, margin, size)
+            return []
+        self.covered = False
+        changed = cmap.playing(margin, size) & valid[margin:margin + size, margin:margin + size]
+        cells = [self.names[i] for i in np.flatnonzero(changed.ravel())]
+        if self._full_read:
+            return self._process(frame, app, list(self.names), full=True)
+        shift, response = misalignment(app, self._ref)
+        if shift > opts.max_shift and response > 0.05:
+            moved = self._relocate(frame, app)
+            if moved is not None:
+                return self._process(frame, moved, list(self.names), full=True)
+        # tiles that may have been swapped for look-alikes while the hand was there
+        cells.extend(c for c in self.follower.watch_cells(self.session, self._seen) if c not in cells)
+        return self._process(frame, app, cells, full=False)
+
+    def _process(self, frame: Frame, app: Appearance, cells: list[str], full: bool) -> list[TrackerOutput]:
+        """Read ``cells``, let the follower decide, and make ``app`` the new reference."""
+        if full:
+            self.stats.full_reads += 1
+        outputs: list[TrackerOutput] = []
+        if cells:
+            outputs = self._read_and_decide(frame, cells, effort=0)
+        self._ref = app
+        self._ref_frame = frame
+        self._ref_fix = self.fix
+        self._processed = True
+        self._full_read = False
+        return outputs
+
+    def _read(self, frame: Frame, cells: Sequence[str], effort: int) -> dict[str, CellRead]:
+        assert self.fix is not None
+        self.stats.reads += 1
+        self.stats.cells_read += len(cells)
+        return self.observer.read(frame, self.fix, list(cells), effort)
+
+    def _read_and_decide(self, frame: Frame, cells: Sequence[str], effort: int) -> list[TrackerOutput]:
+        reads = self._read(frame, cells, effort)
+        self._seen.update(reads)
+        meta = EventMeta(ts=round(frame.t, 3), source="vision", frame=frame.index)
+        decisions = self.follower.decide(self.session, self._seen, lambda cs: self._read(frame, cs, effort + 1), meta)
+        outputs = []
+        for d in decisions:
+            before = after = None
+            if self.options.evidence and d.cells:
+                if self._ref_frame is not None and self._ref_fix is not None:
+                    before = crop_cells(self._ref_frame.image, self._ref_fix, self.layout, d.cells,
+                                        self.options.evidence_pitch)
+                assert self.fix is not None
+                after = crop_cells(frame.image, self.fix, self.layout, d.cells, self.options.evidence_pitch)
+            outputs.append(TrackerOutput(d.kind, d.event, d.verdict, d.entry, frame.index, frame.t, d.cells,
+                                         before, after, d.confidence, dict(d.extra)))
+        return outputs
+
+
+def _rebase_margin(ref: Appearance, cur: Appearance, margin: int, size: int) -> None:
+    """Take ``cur``'s margin cells into ``ref`` (the playing cells of ``ref`` stay)."""
+    g = ref.logmean.shape[0]
+    ring = np.ones((g, g), bool)
+    ring[margin:margin + size, margin:margin + size] = False
+    ref.logmean = ref.logmean.copy()
+    ref.texture = ref.texture.copy()
+    ref.valid = ref.valid.copy()
+    ref.logmean[ring] = cur.logmean[ring]
+    ref.texture[ring] = cur.texture[ring]
+    ref.valid[ring] = cur.valid[ring]

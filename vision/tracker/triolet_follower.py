@@ -1,0 +1,290 @@
+"""Triolet follower: tiles seen vs the committed board → place / illegal / undo (T-P1–T-P7, T-S7).
+
+The legal reading is preferred: when the most probable reading of the new tiles makes an
+illegal placement, the cells are read again more closely, then the next joint readings are
+tried in order of probability (T-B3/T-P7 counts included, by the engine's own check) before an
+illegal attempt is reported. A wild read without a value gets the value the runs fix (T-P4,
+``engine.triolet.wilds``), or is marked pending with the values it could have.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.core.events import Correct, Event, EventMeta, Undo
+from engine.core.session import Session
+from engine.core.verdict import Verdict
+from engine.triolet import Place, PlacedTile, TrioletState, wild_candidates
+
+from .candidates import Combo, joint_readings
+from .follower import Decision, Reread
+from .layout import TRIOLET_LAYOUT, GridLayout
+from .observer import EMPTY, WILD, CellRead, merge_reads
+
+#: Values a reader confuses when a tile lies turned by 180° (T-B3: the count digit tells them apart).
+TWINS = {"6", "9"}
+
+
+@dataclass
+class Built:
+    """A placement built from one joint reading."""
+
+    event: Place
+    verdict: Verdict
+    prob: float
+    combo: Combo
+    extra: dict[str, Any]
+
+
+class TrioletFollower:
+    """Follows a Triolet game (see the module docstring)."""
+
+    layout: GridLayout = TRIOLET_LAYOUT
+
+    def __init__(self, min_ratio: float = 0.25, max_readings: int = 120, swap_confidence: float = 0.8,
+                 gone_confidence: float = 0.7, correct_floor: float = 0.1,
+                 twin_ratio: float = 0.01) -> None:
+        #: a less probable legal reading is taken only if its probability is at least this
+        #: fraction of the best reading's
+        self.min_ratio = min_ratio
+        self.max_readings = max_readings
+        #: ... or this fraction when it differs only by 6 ↔ 9 (a tile turned half round: T-B3's
+        #: count digit is all that tells them apart)
+        self.twin_ratio = twin_ratio
+        #: a committed tile of the last placement read as another value this surely was replaced
+        self.swap_confidence = swap_confidence
+        #: a committed tile counts as taken back once the square reads empty this surely
+        self.gone_confidence = gone_confidence
+        #: an earlier tile is corrected only to a value read at least this likely
+        self.correct_floor = correct_floor
+        #: the illegal attempt on the board now (reported once), as its (cell, token) set
+        self.pending_illegal: frozenset[tuple[str, str]] | None = None
+        self.pending_cells: tuple[str, ...] = ()
+
+    # -- the committed position --------------------------------------------------------------
+    @staticmethod
+    def _state(session: Session) -> TrioletState:
+        state = session.state
+        assert isinstance(state, TrioletState)
+        return state
+
+    def committed_cells(self, session: Session) -> dict[str, str]:
+        return {t.square: (WILD if t.wild else str(t.value)) for t in self._state(session).board_tiles()}
+
+    def _placements(self, session: Session) -> list[tuple[int, Place]]:
+        """The committed placements (legal, not undone) in play order, with their seqs."""
+        return [(seq, ev) for seq, ev in session.effective_events()
+                if isinstance(ev, Place) and session.entries[seq - 1].verdict.legal]
+
+    def watch_cells(self, session: Session, seen: dict[str, CellRead]) -> list[str]:
+        committed = self.committed_cells(session)
+        cells = [c for c, r in seen.items() if r.occupied and c not in committed]
+        placed = self._placements(session)
+        if placed:
+            cells.extend(t.square for t in placed[-1][1].tiles if t.square not in cells)
+        return sorted(cells, key=_board_order)
+
+    # -- deciding ----------------------------------------------------------------------------
+    def decide(self, session: Session, seen: dict[str, CellRead], reread: Reread, meta: EventMeta
+               ) -> list[Decision]:
+        out: list[Decision] = []
+        occupied = {c for c, r in seen.items() if r.occupied}
+        committed = self.committed_cells(session)
+        removed = set(committed) - occupied
+        removed |= self._swapped(session, seen, reread)
+        if removed:
+            out.extend(self._take_backs(session, removed, seen, reread, meta))
+            occupied = {c for c, r in seen.items() if r.occupied}
+            committed = self.committed_cells(session)
+        added = sorted(occupied - set(committed), key=_board_order)
+        if not added:
+            if self.pending_illegal is not None:
+                out.append(Decision("cleared", None, None, None, self.pending_cells))
+                self.pending_illegal = None
+                self.pending_cells = ()
+            return out
+        out.extend(self._placement(session, added, seen, reread, meta))
+        return out
+
+    def _swapped(self, session: Session, seen: dict[str, CellRead], reread: Reread) -> set[str]:
+        """Tiles of the last placement now clearly showing another value: taken back and replaced."""
+        placed = self._placements(session)
+        if not placed:
+            return set()
+        suspects = [t.square for t in placed[-1][1].tiles
+                    if t.square in seen and seen[t.square].occupied
+                    and seen[t.square].best != (WILD if t.wild else str(t.value))
+                    and seen[t.square].confidence >= self.swap_confidence]
+        if not suspects:
+            return set()
+        again = reread(suspects)
+        for c, r in again.items():
+            seen[c] = merge_reads(seen[c], r)
+        committed = self.committed_cells(session)
+        return {c for c in suspects if seen[c].best != committed[c] and seen[c].confidence >= self.swap_confidence
+                and seen[c].prob(committed[c]) < 0.05}
+
+    def _take_backs(self, session: Session, removed: set[str], seen: dict[str, CellRead], reread: Reread,
+                    meta: EventMeta) -> list[Decision]:
+        """Committed tiles gone (or replaced): undo the placements they belong to, latest first.
+
+        The last placement is undone if any of its tiles is gone (the rest, if still there, is
+        then a new placement); an earlier one only after every later one was wholly taken back.
+        A vanished tile that no such placement explains changes nothing (the engine's board is
+        trusted over one odd read).
+        """
+        again = reread(sorted(removed))
+        for c, r in again.items():
+            seen[c] = merge_reads(seen[c], r) if c in seen else r
+        committed = self.committed_cells(session)
+        removed = {c for c in removed if seen[c].prob(EMPTY) >= self.gone_confidence or seen[c].best != committed[c]}
+        out: list[Decision] = []
+        for seq, ev in reversed(self._placements(session)):
+            squares = {t.square for t in ev.tiles}
+            if not squares & removed:
+                break
+            undo = Undo(player=None, seq=seq, meta=meta)
+            entry = session.submit(undo)
+            out.append(Decision("undo", undo, entry.verdict, entry, tuple(t.square for t in ev.tiles),
+                                extra={"undone": ev.to_json()}))
+            if not squares <= removed:
+                break
+            removed -= squares
+        return out
+
+    def _placement(self, session: Session, added: list[str], seen: dict[str, CellRead], reread: Reread,
+                   meta: EventMeta) -> list[Decision]:
+        state = self._state(session)
+        top = next(iter(joint_readings([seen[c] for c in added], 1)), None)
+        if top is not None and frozenset(top[0]) == self.pending_illegal:
+            return []  # the attempt already reported, unchanged
+        built = None if top is None else self._build(state, top[0], top[1])
+        if built is None or not built.verdict.legal:
+            # the most probable reading is illegal: look again, then try the next readings
+            again = reread(added)
+            for c, r in again.items():
+                seen[c] = merge_reads(seen[c], r)
+            added = [c for c in added if seen[c].occupied]
+            if not added:
+                return []
+        built = self._best(state, [seen[c] for c in added])
+        if built is None:
+            return []
+        key = frozenset(built.combo)
+        event = replace(built.event, meta=replace(meta, confidence=round(built.prob, 4)))
+        if built.verdict.legal:
+            entry = session.submit(event)
+            self.pending_illegal = None
+            self.pending_cells = ()
+            return [Decision("place", event, entry.verdict, entry, tuple(added), built.prob, built.extra)]
+        fixed = self._correct_earlier(session, built, added, seen, reread, meta)
+        if fixed:
+            self.pending_illegal = None
+            self.pending_cells = ()
+            return fixed
+        if key == self.pending_illegal:
+            return []
+        self.pending_illegal = key
+        self.pending_cells = tuple(added)
+        entry = session.submit(event)
+        return [Decision("illegal", event, entry.verdict, entry, tuple(added), built.prob, built.extra)]
+
+    def _correct_earlier(self, session: Session, built: Built, added: list[str], seen: dict[str, CellRead],
+                         reread: Reread, meta: EventMeta) -> list[Decision]:
+        """An illegal placement may be the fault of an earlier misread: look again at the committed
+        tiles its reasons name; if another reading of them (each new value at least
+        ``correct_floor`` likely) keeps their placement legal and makes this one legal, correct
+        the earlier placement (a ``correct`` event) and commit this one."""
+        committed = self.committed_cells(session)
+        involved = sorted({c for r in built.verdict.reasons for c in r.cells
+                           if isinstance(c, str) and c in committed and c not in added}, key=_board_order)
+        if not involved or len(involved) > 3 or any(committed[c] == WILD for c in involved):
+            return []
+        again = reread(involved)
+        for c, r in again.items():
+            seen[c] = merge_reads(seen[c], r) if c in seen else r
+        owners: dict[str, tuple[int, Place]] = {}
+        for seq, ev in self._placements(session):
+            for t in ev.tiles:
+                owners[t.square] = (seq, ev)
+        for combo, _p in joint_readings([seen[c] for c in involved], self.max_readings):
+            changes = {c: tok for c, tok in combo if tok != committed[c]}
+            if not changes or any(tok == WILD or seen[c].prob(tok) < self.correct_floor
+                                  for c, tok in changes.items()):
+                continue
+            trial = copy.deepcopy(session)
+            corrections = []
+            ok = True
+            for seq in sorted({owners[c][0] for c in changes}):
+                ev = next(e for s_, e in self._placements(trial) if s_ == seq)
+                tiles = tuple(replace(t, value=int(changes[t.square])) if t.square in changes else t
+                              for t in ev.tiles)
+                fix = Correct(player=None, seq=seq, event=replace(ev, tiles=tiles, meta=ev.meta), meta=meta)
+                entry = trial.submit(fix)
+                if not entry.verdict.legal or entry.rejudged or not trial.entries[seq - 1].verdict.legal:
+                    ok = False
+                    break
+                corrections.append(fix)
+            if not ok:
+                continue
+            state = self._state(trial)
+            new = self._best(state, [seen[c] for c in added])
+            if new is None or not new.verdict.legal:
+                continue
+            out: list[Decision] = []
+            for fix in corrections:
+                entry = session.submit(fix)
+                assert fix.event is not None
+                out.append(Decision("correct", fix, entry.verdict, entry,
+                                    tuple(t.square for t in getattr(fix.event, "tiles", ())),
+                                    extra={"corrected_cells": sorted(changes, key=_board_order)}))
+            event = replace(new.event, meta=replace(meta, confidence=round(new.prob, 4)))
+            entry = session.submit(event)
+            out.append(Decision("place", event, entry.verdict, entry, tuple(added), new.prob, new.extra))
+            return out
+        return []
+
+    def _best(self, state: TrioletState, reads: Sequence[CellRead]) -> Built | None:
+        """The most probable legal reading (within ``min_ratio`` of the best), else the best one."""
+        first: Built | None = None
+        for combo, prob in joint_readings(reads, self.max_readings):
+            if first is not None and prob < self.min_ratio * first.prob:
+                twins = all(a == b or {a, b} == TWINS for (_c, a), (_d, b) in zip(combo, first.combo, strict=True))
+                if not twins or prob < self.twin_ratio * first.prob:
+                    continue
+            b = self._build(state, combo, prob)
+            if b.verdict.legal:
+                return b
+            if first is None:
+                first = b
+        return first
+
+    def _build(self, state: TrioletState, combo: Combo, prob: float) -> Built:
+        player = state.player
+        wild_cells = [c for c, tok in combo if tok == WILD]
+        extra: dict[str, Any] = {}
+        values: dict[str, int] = {}
+        if len(wild_cells) == 1:
+            spec: list[tuple[str, int | None, bool]] = [(c, None if tok == WILD else int(tok), tok == WILD)
+                                                         for c, tok in combo]
+            options = wild_candidates(state, spec)
+            if len(options) == 1:
+                values[wild_cells[0]] = options[0]
+            elif options:
+                values[wild_cells[0]] = options[0]
+                extra = {"wild_pending": True, "wild_square": wild_cells[0], "wild_candidates": options}
+        tiles = tuple(PlacedTile(c, values.get(c, 0) if tok == WILD else int(tok), tok == WILD) for c, tok in combo)
+        event = Place(player=player, tiles=tiles)
+        return Built(event, state.check(event), prob, combo, extra)
+
+
+def _board_order(name: str) -> tuple[int, int]:
+    return int(name[1:]), ord(name[0])
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """The record form of an event (INTERFACES §1)."""
+    return event.to_json()

@@ -1,0 +1,68 @@
+"""The square classifier: a one-hidden-layer MLP in numpy over ``features`` (no cv2.ml, no torch).
+
+Classes 0–15 are tile values, 16 a wild (star), 17 an empty square. The weights live in
+``vision/models/triolet_squares.npz`` (trained by ``vision/models/train_triolet_digits.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+F32 = NDArray[np.float32]
+
+WILD = 16
+EMPTY = 17
+N_CLASSES = 18
+MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "triolet_squares.npz"
+
+
+def class_name(k: int) -> str:
+    """``"0"``…``"15"``, ``"wild"``, ``"empty"``."""
+    return "wild" if k == WILD else "empty" if k == EMPTY else str(k)
+
+
+@dataclass(frozen=True)
+class Mlp:
+    """Standardise → ReLU hidden layer → softmax."""
+
+    mean: F32
+    scale: F32
+    w1: F32
+    b1: F32
+    w2: F32
+    b2: F32
+
+    def logits(self, x: F32) -> F32:
+        z = (x - self.mean) / self.scale
+        h = np.maximum(z @ self.w1 + self.b1, 0.0)
+        return np.asarray(h @ self.w2 + self.b2, np.float32)
+
+    def proba(self, x: F32) -> F32:
+        """Class probabilities, shape (n, 18)."""
+        lg = self.logits(x)
+        lg = lg - lg.max(axis=1, keepdims=True)
+        e = np.exp(lg)
+        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, mean=self.mean, scale=self.scale, w1=self.w1.astype(np.float16),
+                            b1=self.b1, w2=self.w2.astype(np.float16), b2=self.b2)
+
+
+class ModelMissingError(RuntimeError):
+    """The committed model file is missing (train it with vision/models/train_triolet_digits.py)."""
+
+
+@lru_cache(maxsize=2)
+def load_model(path: str | None = None) -> Mlp:
+    """The committed square classifier."""
+    p = Path(path) if path else MODEL_PATH
+    if not p.exists():
+        raise ModelMissingError(f"{p}: model file missing (run python3 -m vision.models.train_triolet_digits)")
+    d = np.load(p)
+    return Mlp(*(np.asarray(d[k], np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))

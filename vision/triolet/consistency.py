@@ -1,0 +1,160 @@
+"""Game-aware reading: what the rules say a board can hold.
+
+- T-B3/T-P7: no value appears more often than the tile set holds (wilds at most 2). Excess
+  readings of a value are misreads: the least likely ones move to their next candidate.
+- T-P4: every maximal run of occupied squares has length ≤ 3, a pair totals ≤ 15, a trio exactly
+  15 (a wild counts as whatever value it was declared). A run that breaks this is re-read from the
+  squares' top candidates (the most probable legal assignment); if none is close in probability,
+  the readings stay and their confidence drops.
+
+Works on class probabilities (16 values, wild, empty) per square; returns the chosen class, a
+confidence and the top candidates of every square.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.triolet.runs import EMPTY as ENGINE_EMPTY
+from engine.triolet.runs import run_along
+from engine.triolet.tiles import VALUE_COUNTS, WILDS
+
+from .classifier import EMPTY, WILD
+
+F32 = NDArray[np.float32]
+
+TOP_K = 3
+#: A legal re-reading is adopted when at least this likely relative to the raw reading.
+ADOPT_RATIO = 0.02
+#: Confidence factor for squares in a run no candidate combination makes legal.
+ILLEGAL_RUN_FACTOR = 0.5
+
+
+@dataclass
+class SquareChoice:
+    """The decision for one square: ``cls`` (0–15, 16 wild, 17 empty), its confidence, the
+    probability the square holds a tile, top candidates ``[(cls, p), …]`` among tile classes, and
+    which rules changed or doubted the reading."""
+
+    cls: int
+    confidence: float
+    p_occupied: float
+    candidates: list[tuple[int, float]]
+    rules: list[str]
+
+
+def _tile_probs(p: F32) -> F32:
+    q = np.asarray(p[:EMPTY], np.float64)
+    return np.asarray(q / max(float(q.sum()), 1e-9), np.float32)
+
+
+def _legal_run(values: list[int]) -> bool:
+    """T-P4 for one run (``-1`` = a wild, which may take any value)."""
+    n = len(values)
+    if n > 3:
+        return False
+    if n < 2:
+        return True
+    fixed = sum(v for v in values if v >= 0)
+    wilds = sum(1 for v in values if v < 0)
+    if n == 2:
+        return fixed <= 15  # a wild can be declared 0
+    return fixed <= 15 and (wilds > 0 or fixed == 15)
+
+
+def decide(probs: F32) -> list[SquareChoice]:
+    """Consistent choices for the 225 squares (row by row) from their class probabilities."""
+    n = probs.shape[0]
+    choices: list[SquareChoice] = []
+    for i in range(n):
+        p = probs[i]
+        p_occ = float(1.0 - p[EMPTY])
+        q = _tile_probs(p)
+        order = np.argsort(-q)[:TOP_K]
+        cands = [(int(k), float(q[k])) for k in order]
+        if p_occ >= 0.5:
+            choices.append(SquareChoice(int(order[0]), p_occ * float(q[order[0]]), p_occ, cands, []))
+        else:
+            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, []))
+    _enforce_counts(choices)
+    for _ in range(2):
+        _enforce_runs(choices)
+    _enforce_counts(choices)
+    return choices
+
+
+def _limit(cls: int) -> int:
+    return WILDS if cls == WILD else VALUE_COUNTS[cls]
+
+
+def _enforce_counts(choices: list[SquareChoice]) -> None:
+    """T-B3/T-P7: demote the least likely excess readings of a value to their next candidate."""
+    for _ in range(8):
+        changed = False
+        for cls in range(EMPTY):
+            holders = [c for c in choices if c.cls == cls]
+            excess = len(holders) - _limit(cls)
+            if excess <= 0:
+                continue
+            holders.sort(key=lambda c: dict(c.candidates).get(cls, 0.0))
+            for c in holders[:excess]:
+                alt = [(k, pk) for k, pk in c.candidates if k != cls and
+                       sum(1 for o in choices if o.cls == k) < _limit(k)]
+                if alt:
+                    c.cls = alt[0][0]
+                    c.confidence = c.p_occupied * alt[0][1]
+                else:
+                    c.confidence *= ILLEGAL_RUN_FACTOR
+                c.rules.append("T-P7")
+                changed = True
+        if not changed:
+            return
+
+
+def _enforce_runs(choices: list[SquareChoice]) -> None:
+    """T-P4: re-read illegal runs from the top candidates, or lower their confidence."""
+    values = [ENGINE_EMPTY if c.cls == EMPTY else (c.cls if c.cls != WILD else 99) for c in choices]
+    seen: set[tuple[int, ...]] = set()
+    for i, c in enumerate(choices):
+        if c.cls == EMPTY:
+            continue
+        for horizontal in (True, False):
+            run = run_along(values, i, horizontal)
+            if len(run) < 2 or run in seen:
+                continue
+            seen.add(run)
+            current = [choices[j].cls for j in run]
+            if _legal_run([-1 if v == WILD else v for v in current]):
+                continue
+            if len(run) > 3:
+                for j in run:
+                    choices[j].confidence *= ILLEGAL_RUN_FACTOR
+                    choices[j].rules.append("T-P4")
+                continue
+            base = float(np.prod([dict(choices[j].candidates).get(choices[j].cls, 1e-6) for j in run]))
+            best: tuple[float, tuple[int, ...]] | None = None
+            for combo in itertools.product(*[choices[j].candidates for j in run]):
+                vals = [k for k, _ in combo]
+                if not _legal_run([-1 if v == WILD else v for v in vals]):
+                    continue
+                pr = float(np.prod([pk for _, pk in combo]))
+                if best is None or pr > best[0]:
+                    best = (pr, tuple(vals))
+            if best is not None and best[0] >= ADOPT_RATIO * base:
+                for j, k in zip(run, best[1], strict=True):
+                    ch = choices[j]
+                    if ch.cls != k:
+                        ch.cls = k
+                        ch.rules.append("T-P4")
+                    pk = dict(ch.candidates)[k]
+                    ch.confidence = ch.p_occupied * pk
+            else:
+                for j in run:
+                    choices[j].confidence *= ILLEGAL_RUN_FACTOR
+                    choices[j].rules.append("T-P4")
+            for j in run:
+                values[j] = ENGINE_EMPTY if choices[j].cls == EMPTY else choices[j].cls

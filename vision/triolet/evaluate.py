@@ -1,0 +1,102 @@
+"""Scoring a Triolet reading against a rendered frame's truth (for the benchmark and tests).
+
+A square's truth is one of 0–15, ``wild`` or ``empty``; squares a hand hides (tile less than half
+visible, or an empty square's centre under an occluder) are left out of the accuracy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.locate import SIZE, apply_h, units_to_image
+
+from .classifier import EMPTY, WILD
+from .reader import TrioletReading
+
+COLUMNS = "ABCDEFGHIJKLMNO"
+
+
+def truth_classes(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None) -> dict[str, int | None]:
+    """Square name → true class (0–15, 16 wild, 17 empty), ``None`` when hidden by a hand."""
+    out: dict[str, int | None] = {f"{COLUMNS[c]}{r + 1}": EMPTY for r in range(SIZE) for c in range(SIZE)}
+    visible = {c["square_view"]: float(c.get("visible", 1.0)) for c in labels["cells"]}
+    for c in labels["read"]["cells"]:
+        sq = c["square"]
+        out[sq] = WILD if c["wild"] else int(c["value"])
+        if visible.get(sq, 1.0) < 0.5:
+            out[sq] = None
+    if occluders is not None:
+        corners = np.asarray(labels["board"]["corners_px_view"], np.float64)
+        h = units_to_image(corners)
+        hh, ww = occluders.shape[:2]
+        for r in range(SIZE):
+            for c in range(SIZE):
+                name = f"{COLUMNS[c]}{r + 1}"
+                if out[name] != EMPTY:
+                    continue
+                x, y = apply_h(h, np.array([[c + 0.5, r + 0.5]]))[0]
+                xi, yi = round(x), round(y)
+                hidden = not (0 <= xi < ww and 0 <= yi < hh)
+                if hidden or occluders[max(0, yi - 2):yi + 3, max(0, xi - 2):xi + 3].max() > 0:
+                    out[name] = None
+    return out
+
+
+@dataclass
+class FrameScore:
+    """How one reading compares with the truth."""
+
+    located: bool
+    corner_err_px: float
+    squares: int = 0
+    correct: int = 0
+    errors: list[tuple[str, int, int, float]] = field(default_factory=list)  # square, truth, read, confidence
+
+    @property
+    def perfect(self) -> bool:
+        return self.located and self.correct == self.squares
+
+    @property
+    def flagged_errors(self) -> int:
+        """Errors the reader itself marked as low confidence (< 0.6)."""
+        return sum(1 for *_, conf in self.errors if conf < 0.6)
+
+
+def read_classes(reading: TrioletReading) -> dict[str, tuple[int, float]]:
+    """Square name → (class read, confidence); empty squares with their empty probability."""
+    out: dict[str, tuple[int, float]] = {}
+    for r in range(SIZE):
+        for c in range(SIZE):
+            out[f"{COLUMNS[c]}{r + 1}"] = (EMPTY, float(reading.probs[r, c, EMPTY]))
+    for cell in reading.cells:
+        out[cell.square] = (WILD if cell.wild else int(cell.value or 0), cell.confidence)
+    return out
+
+
+def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
+                occluders: NDArray[np.uint8] | None = None) -> FrameScore:
+    """Compare a reading (``None``: no board found) with the frame's labels."""
+    truth_c = np.asarray(labels["board"]["corners_px_view"], np.float64)
+    pitch = float(np.mean(np.hypot(*(np.roll(truth_c, -1, axis=0) - truth_c).T))) / SIZE
+    if reading is None:
+        return FrameScore(False, float("inf"))
+    err = float(np.max(np.hypot(*(np.asarray(reading.board.corners_px) - truth_c).T)))
+    truth = truth_classes(labels, occluders)
+    got = read_classes(reading)
+    fs = FrameScore(err < 0.25 * pitch, err)
+    if not fs.located:
+        return fs
+    for name, t in truth.items():
+        if t is None:
+            continue
+        fs.squares += 1
+        g, conf = got[name]
+        if g == t:
+            fs.correct += 1
+        else:
+            fs.errors.append((name, t, g, conf))
+    return fs

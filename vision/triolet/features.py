@@ -1,0 +1,89 @@
+"""Per-square feature vectors from the rectified board: gradient-orientation histograms (shape),
+a small normalised thumbnail (ink layout: which corner holds the count digit), and colour."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.locate import SIZE
+
+from .geometry import MARGIN, PITCH
+
+F32 = NDArray[np.float32]
+U8 = NDArray[np.uint8]
+
+CROP = 56  # px: 1.4 squares around the square centre (room for askew, off-centre tiles)
+CORE = 40  # px: the tile itself (one square) for the fine features
+FINE_CELL = 5  # HOG cell of the core, px
+COARSE_CELL = 8  # HOG cell of the whole crop, px
+BINS = 9
+THUMB = 16
+
+
+def square_crops(rect: U8, squares: list[tuple[int, int]] | None = None, pitch: int = PITCH,
+                 margin: float = MARGIN) -> U8:
+    """``CROP``×``CROP`` BGR crops centred on squares ``(col, row)`` (all 225, row by row, if None)."""
+    if squares is None:
+        squares = [(c, r) for r in range(SIZE) for c in range(SIZE)]
+    out = np.empty((len(squares), CROP, CROP, 3), np.uint8)
+    half = CROP // 2
+    pad = half
+    padded = cv2.copyMakeBorder(rect, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    for k, (c, r) in enumerate(squares):
+        cx = round((margin + c + 0.5) * pitch) + pad
+        cy = round((margin + r + 0.5) * pitch) + pad
+        out[k] = padded[cy - half:cy + half, cx - half:cx + half]
+    return out
+
+
+def _hog(g: F32, cell: int) -> F32:
+    """Unsigned gradient-orientation histograms per ``cell``×``cell`` block, L2-normalised per
+    crop and square-rooted; ``g`` is (n, s, s) normalised gray."""
+    n, side = g.shape[0], g.shape[1]
+    gx = np.zeros_like(g)
+    gy = np.zeros_like(g)
+    gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
+    gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
+    mag_t, ang_t = cv2.cartToPolar(gx.reshape(n * side, side), gy.reshape(n * side, side))
+    b = np.minimum((np.mod(ang_t, np.pi) * (BINS / np.pi)).astype(np.int32), BINS - 1)
+    nc = side // cell
+    hog = np.zeros((n, nc, nc, BINS), np.float32)
+    for k in range(BINS):
+        wk = np.where(b == k, mag_t, np.float32(0.0)).astype(np.float32)
+        hog[..., k] = cv2.resize(wk, (nc, n * nc), interpolation=cv2.INTER_AREA).reshape(n, nc, nc)
+    flat = hog.reshape(n, -1)
+    flat /= np.linalg.norm(flat, axis=1, keepdims=True) + 1e-3
+    return np.asarray(np.sqrt(flat), np.float32)
+
+
+def features(crops: U8) -> F32:
+    """Feature matrix (n, d) for BGR crops of shape (n, CROP, CROP, 3): fine shape of the tile
+    core (the numeral and the count digit's corner), coarse shape of the whole crop, a
+    normalised thumbnail of the core, and colour statistics (occupancy)."""
+    n = len(crops)
+    if n == 0:
+        return np.zeros((0, feature_size()), np.float32)
+    tall = np.ascontiguousarray(crops.reshape(n * CROP, CROP, 3))
+    gray = cv2.cvtColor(tall, cv2.COLOR_BGR2GRAY).reshape(n, CROP, CROP).astype(np.float32)
+    mu = gray.mean(axis=(1, 2), keepdims=True)
+    sd = gray.std(axis=(1, 2), keepdims=True)
+    g = (gray - mu) / (sd + 8.0)
+    o = (CROP - CORE) // 2
+    core = np.ascontiguousarray(g[:, o:o + CORE, o:o + CORE])
+    fine = _hog(core, FINE_CELL)
+    coarse = _hog(g, COARSE_CELL)
+    thumb = cv2.resize(core.reshape(n * CORE, CORE), (THUMB, n * THUMB), interpolation=cv2.INTER_AREA).reshape(n, -1)
+    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(n, CROP, CROP, 3).astype(np.float32)
+    q = CROP // 3
+    centre = lab[:, q:2 * q, q:2 * q].reshape(n, -1, 3)
+    whole = lab.reshape(n, -1, 3)
+    colour = np.concatenate([centre.mean(axis=1) / 64.0 - 2.0, whole.mean(axis=1) / 64.0 - 2.0,
+                             centre.std(axis=1) / 32.0, (sd.reshape(n, 1) / 32.0)], axis=1)
+    return np.concatenate([fine, coarse, thumb, colour], axis=1).astype(np.float32)
+
+
+def feature_size() -> int:
+    """Length of one feature vector."""
+    return ((CORE // FINE_CELL) ** 2 + (CROP // COARSE_CELL) ** 2) * BINS + THUMB * THUMB + 10

@@ -1,0 +1,264 @@
+"""``read_triolet(image) -> TrioletReading``: which squares hold tiles and what they show.
+
+Stages (timed, chesscog-style): locate (``vision.locate``) → rectify at the tiles' top plane
+(``geometry``) → per-square features (``features``) → MLP class probabilities (``classifier``) →
+game-aware decisions (``consistency``: T-B3/T-P7 counts, T-P4 runs). Every square keeps its top
+candidates with probabilities so a move tracker can prefer a legal reading; a doubtful square is
+reported with a low confidence, never silently guessed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.locate import SIZE, BoardLocation, locate_board, order_corners, units_to_image
+
+from .classifier import EMPTY, WILD, load_model
+from .consistency import decide
+from .features import features, square_crops
+from .geometry import rectified_board
+from .six_nine import six_or_nine
+
+U8 = NDArray[np.uint8]
+F32 = NDArray[np.float32]
+COLUMNS = "ABCDEFGHIJKLMNO"
+#: Below this a reading is "low confidence" (listed in ``TrioletReading.low_confidence``).
+LOW_CONFIDENCE = 0.6
+#: Smallest clarity of the geometric 6/9 verdict that is allowed to decide.
+SIX_NINE_MIN_MARGIN = 0.12
+#: Squares whose "empty" probability is below this are also read in the other three quarter turns.
+TTA_BELOW_EMPTY = 0.9
+#: Probability of "empty" given to squares outside the picture (unknown, not reported as tiles).
+OUTSIDE_P_EMPTY = 0.55
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible content of a square: a value (``None`` with ``wild`` for a star, ``None``
+    without it for an empty square) and its probability."""
+
+    value: int | None
+    wild: bool
+    prob: float
+
+    @property
+    def label(self) -> str:
+        """``"0"``…``"15"``, ``"wild"`` or ``"empty"``."""
+        return "wild" if self.wild else "empty" if self.value is None else str(self.value)
+
+
+@dataclass(frozen=True)
+class SquareReading:
+    """Any square (occupied or not) with its top candidates, empty included, most likely first."""
+
+    square: str
+    candidates: tuple[Candidate, ...]
+
+
+@dataclass(frozen=True)
+class CellReading:
+    """An occupied square as read. ``value`` is ``None`` for a wild. ``confidence`` 0–1 covers both
+    "a tile is there" and "it shows this"; ``rules`` names rules (T-P4, T-P7) that changed or
+    doubted it; ``candidates`` are the top tile readings with joint probabilities."""
+
+    square: str
+    value: int | None
+    wild: bool
+    confidence: float
+    candidates: tuple[Candidate, ...]
+    p_occupied: float
+    rules: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The INTERFACES §3 cell object."""
+        return {"square": self.square, "value": self.value, "wild": self.wild,
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass
+class TrioletReading:
+    """A read board: its location, the occupied squares (row by row), per-square class
+    probabilities ``probs[row, col, class]`` (0–15 values, 16 wild, 17 empty), timings in ms."""
+
+    board: BoardLocation
+    cells: tuple[CellReading, ...]
+    probs: F32
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    rectified: U8 | None = None
+    crops: U8 | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the INTERFACES §3 shape."""
+        return {"game": "triolet", "board": {"corners_px": [[round(x, 1), round(y, 1)]
+                                                            for x, y in self.board.corners_px]},
+                "cells": [c.to_json() for c in self.cells]}
+
+    @property
+    def low_confidence(self) -> tuple[str, ...]:
+        """Occupied squares read with confidence below ``LOW_CONFIDENCE``."""
+        return tuple(c.square for c in self.cells if c.confidence < LOW_CONFIDENCE)
+
+    @property
+    def squares(self) -> tuple[SquareReading, ...]:
+        """All 225 squares (row by row) with their top candidates, "empty" among them."""
+        out = []
+        for i in range(SIZE * SIZE):
+            row, col = divmod(i, SIZE)
+            p = self.probs[row, col]
+            order = np.argsort(-p)[:4]
+            cands = tuple(Candidate(None if k in (WILD, EMPTY) else int(k), bool(k == WILD), float(p[k]))
+                          for k in order)
+            out.append(SquareReading(square_name(col, row), cands))
+        return tuple(out)
+
+    def p_occupied(self, square: str) -> float:
+        """Probability that ``square`` holds a tile (empty squares included)."""
+        col, row = COLUMNS.index(square[0].upper()), int(square[1:]) - 1
+        return float(1.0 - self.probs[row, col, EMPTY])
+
+    def board_values(self) -> dict[str, tuple[int | None, bool]]:
+        """``{square: (value, wild)}`` of the occupied squares."""
+        return {c.square: (c.value, c.wild) for c in self.cells}
+
+
+def square_name(col: int, row: int) -> str:
+    """``(7, 7)`` → ``H8`` (T-B1)."""
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def location_from_calibration(calibration: Any, image: U8) -> tuple[BoardLocation, U8]:
+    """The board location stored in a calibration profile (path or ``calibration.profile.Profile``),
+    and the image undistorted with its camera intrinsics when it has them (no search)."""
+    from calibration.profile import Profile, load_profile
+
+    profile = calibration if isinstance(calibration, Profile) else load_profile(Path(calibration))
+    if profile.board is None:
+        raise ValueError("the calibration profile holds no board corners (run: companion calibrate board)")
+    raw = np.asarray(profile.board.corners_px, np.float64)
+    h, w = image.shape[:2]
+    bw, bh = profile.board.image_size
+    if (bw, bh) != (w, h):
+        raw = raw * np.array([w / bw, h / bh])
+    corners_raw = order_corners(raw)
+    work = image
+    corners_work = corners_raw
+    if profile.camera is not None:
+        from calibration.undistort import Undistorter
+
+        und = Undistorter(profile)
+        work = und.undistort(image)
+        corners_work = und.undistort_points(corners_raw, (w, h))
+    hom = units_to_image(corners_work)
+    loc = BoardLocation(tuple((float(x), float(y)) for x, y in corners_raw), hom, 1.0, {})
+    return loc, np.asarray(work, np.uint8)
+
+
+def settle_six_nine(probs: F32, crops: U8) -> None:
+    """Where 6 and 9 compete, let the count digit's corner and the loop decide (``six_nine``):
+    their joint probability is shared by the geometric verdict, by how clear it is."""
+    for i in np.where(probs[:, 6] + probs[:, 9] > 0.25 * (1.0 - probs[:, EMPTY]) + 0.02)[0]:
+        verdict, margin = six_or_nine(crops[i])
+        if verdict is None or margin < SIX_NINE_MIN_MARGIN:
+            continue
+        both = float(probs[i, 6] + probs[i, 9])
+        share = min(0.98, 0.5 + 0.5 * margin / 0.25)
+        other = 9 if verdict == 6 else 6
+        probs[i, verdict] = both * share
+        probs[i, other] = both * (1.0 - share)
+
+
+def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int) -> None:
+    """Squares whose centre falls outside the picture cannot be read: they get an uninformative
+    distribution (slightly more likely empty, so they are not reported as tiles)."""
+    rc = np.array([[c + 0.5, r + 0.5] for r in range(SIZE) for c in range(SIZE)], np.float64)
+    px = loc.project(rc)
+    outside = (px[:, 0] < 0) | (px[:, 1] < 0) | (px[:, 0] > width - 1) | (px[:, 1] > height - 1)
+    if outside.any():
+        probs[outside] = (1.0 - OUTSIDE_P_EMPTY) / EMPTY
+        probs[outside, EMPTY] = OUTSIDE_P_EMPTY
+
+
+def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation | None = None,
+                 keep_images: bool = False, model_path: str | None = None) -> TrioletReading:
+    """Read a Triolet board from one BGR picture.
+
+    ``calibration``: a profile path or ``Profile``; its stored corners and intrinsics replace the
+    search. ``location``: a board already located in this picture (e.g. by a tracker).
+    Raises ``vision.locate.BoardNotLocatedError`` when no board is visible."""
+    t0 = time.perf_counter()
+    if location is not None:
+        loc, loc_work, work = location, location, image
+    elif calibration is not None:
+        loc, work = location_from_calibration(calibration, image)
+        # the stored corners are in raw pixels; the mapping used below is the undistorted one
+        loc_work = BoardLocation(loc.corners_px, loc.homography, 1.0, {})
+    else:
+        loc = locate_board(image, "triolet")
+        loc_work, work = loc, image
+    t1 = time.perf_counter()
+    rect = rectified_board(work, loc_work)
+    t2 = time.perf_counter()
+    crops = square_crops(rect)
+    x = features(crops)
+    t3 = time.perf_counter()
+    model = load_model(model_path)
+    probs = model.proba(x)
+    # squares that may hold a tile are read again in their other three quarter turns (averaged)
+    maybe = np.where(probs[:, EMPTY] < TTA_BELOW_EMPTY)[0]
+    if len(maybe):
+        acc = probs[maybe].copy()
+        for k in (1, 2, 3):
+            acc += model.proba(features(np.ascontiguousarray(np.rot90(crops[maybe], k, axes=(1, 2)))))
+        probs[maybe] = acc / 4.0
+    settle_six_nine(probs, crops)
+    _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
+    t4 = time.perf_counter()
+    choices = decide(probs)
+    cells: list[CellReading] = []
+    for i, ch in enumerate(choices):
+        if ch.cls == EMPTY:
+            continue
+        row, col = divmod(i, SIZE)
+        cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
+                      for k, pk in ch.candidates)
+        cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
+                                 float(ch.confidence), cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules))))
+    t5 = time.perf_counter()
+    timings = {"locate": (t1 - t0) * 1e3, "rectify": (t2 - t1) * 1e3, "features": (t3 - t2) * 1e3,
+               "classify": (t4 - t3) * 1e3, "consistency": (t5 - t4) * 1e3, "total": (t5 - t0) * 1e3}
+    return TrioletReading(loc, tuple(cells), probs.reshape(SIZE, SIZE, -1), timings,
+                          rect if keep_images else None, crops if keep_images else None)
+
+
+def write_debug(reading: TrioletReading, folder: str | Path) -> list[Path]:
+    """``rectified.png`` and one crop per square named ``<square>_<reading>_<confidence>.png``
+    (reading: a value, ``wild`` or ``empty``); returns the files written."""
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+    if reading.rectified is not None:
+        p = d / "rectified.png"
+        cv2.imwrite(str(p), reading.rectified)
+        out.append(p)
+    if reading.crops is None:
+        return out
+    by_square = {c.square: c for c in reading.cells}
+    for i in range(SIZE * SIZE):
+        row, col = divmod(i, SIZE)
+        name = square_name(col, row)
+        c = by_square.get(name)
+        if c is None:
+            label = f"empty_{float(reading.probs[row, col, EMPTY]):.2f}"
+        else:
+            label = f"{'wild' if c.wild else c.value}_{c.confidence:.2f}"
+        p = d / f"{name}_{label}.png"
+        cv2.imwrite(str(p), reading.crops[i])
+        out.append(p)
+    return out

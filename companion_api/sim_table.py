@@ -1,12 +1,10 @@
-"""The built-in simulated table: a real game played by the engine's placement generator.
+"""The engine-only simulated table (``--source sim-lite``): a real game played by the engine's generator.
 
-STAND-IN: the target design of ``--source sim`` is the synthetic renderer feeding the vision
-tracker in real time (``--source render``, which does not keep up with real time on a small
-machine yet). Meanwhile this module plays the game itself: it deals tiles from a real shuffled
-bag, picks legal placements with ``state.legal_placements(rack)``, exchanges or passes when it
-must, reveals the racks at the end, and draws simple top-down pictures of the board as evidence.
-Once the renderer path is fast enough, ``sources.build_source`` should use it for ``sim`` and
-keep this module only as a fallback.
+The fallback for slow machines, and for when the vision tracker cannot start (the default ``sim`` is
+the renderer watched by the tracker, ``live_sim.py``). This module plays the game itself: it deals
+tiles from a real shuffled bag, picks legal placements with ``state.legal_placements(rack)``,
+exchanges or passes when it must, reveals the racks at the end, and draws simple top-down pictures
+of the board as evidence.
 """
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
-"""Table sources by name: ``sim`` (the built-in simulated table), ``video:PATH``, ``camera:N``, and
-``render[:SEED]`` (the synthetic renderer watched by the vision tracker: experimental, heavy).
+"""Table sources by name: ``sim`` (the simulated table: renderer + vision tracker in real time),
+``sim-lite`` (the engine-only simulated table, for slow machines), ``video:PATH``, ``camera:N``,
+and ``render[:SEED]`` (renderer + tracker at full size, 10 fps: heavy, for experiments).
 
-Everything but ``sim`` needs the vision tracker (``vision.tracker``); without it they fail with a
-clear "not available yet" error.
+Everything but ``sim-lite`` needs the vision tracker (``vision.tracker``); without it ``sim`` falls
+back to ``sim-lite`` (one line on stderr says so) and the others fail with a clear
+"not available yet" error.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,7 @@ class SourceError(ValueError):
 
 @dataclass(frozen=True)
 class SourceSpec:
-    """A parsed ``--source``: ``kind`` is ``sim``, ``video``, ``camera`` or ``render``."""
+    """A parsed ``--source``: ``kind`` is ``sim``, ``sim-lite``, ``video``, ``camera`` or ``render``."""
 
     kind: str
     arg: str = ""
@@ -31,8 +34,9 @@ class SourceSpec:
 
 
 def parse_source(text: str) -> SourceSpec:
-    """Parse ``sim``, ``video:PATH``, ``camera:N`` or ``render[:SEED]``; ``SourceError`` says what is wrong."""
-    if text in ("sim", "render"):
+    """Parse ``sim``, ``sim-lite``, ``video:PATH``, ``camera:N`` or ``render[:SEED]``; ``SourceError`` says
+    what is wrong."""
+    if text in ("sim", "sim-lite", "render"):
         return SourceSpec(text)
     kind, sep, arg = text.partition(":")
     if kind == "video" and sep:
@@ -46,7 +50,7 @@ def parse_source(text: str) -> SourceSpec:
             what = "camera" if kind == "camera" else "seed"
             raise SourceError(f"--source {text}: the {what} must be a number, like {kind}:0")
         return SourceSpec(kind, arg)
-    raise SourceError(f"--source {text!r}: expected sim, video:PATH, camera:N or render[:SEED]")
+    raise SourceError(f"--source {text!r}: expected sim, sim-lite, video:PATH, camera:N or render[:SEED]")
 
 
 def tracker_module() -> Any:
@@ -56,19 +60,48 @@ def tracker_module() -> Any:
     except ModuleNotFoundError as exc:
         if exc.name in ("vision.tracker", "vision", "vision.sources"):
             raise SourceError("camera and video sources are not available yet: the vision tracker "
-                              "(vision.tracker) is not built; use --source sim") from None
+                              "(vision.tracker) is not built; use --source sim-lite") from None
         raise
 
 
+def choose_source(spec: SourceSpec, speed: float = 1.0, game: str = "triolet") -> SourceSpec:
+    """The source that will really run for ``spec``: ``sim`` becomes ``sim-lite`` (with one line on
+    stderr saying why) when the vision tracker cannot start for ``game`` or ``speed`` is beyond what
+    the renderer keeps up with."""
+    if spec.kind != "sim":
+        return spec
+    from .live_sim import MAX_LIVE_SPEED, ReaderUnavailable, check_reader
+
+    if speed > MAX_LIVE_SPEED:
+        reason = f"--speed {speed:g} is faster than the renderer keeps up with (at most {MAX_LIVE_SPEED:g})"
+    else:
+        try:
+            check_reader(game)
+            return spec
+        except ReaderUnavailable as exc:
+            reason = f"the vision tracker cannot start ({exc})"
+    print(f"sim: {reason}; using sim-lite (the engine-only simulated table)", file=sys.stderr, flush=True)
+    return SourceSpec("sim-lite")
+
+
 def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) -> SourceFactory:
-    """A factory making the table source for each game (checks the tracker is there first)."""
-    if spec.kind == "sim":
+    """A factory making the table source for each game (checks the tracker is there first).
+
+    ``sim`` is taken as given here; call :func:`choose_source` first for its fallback."""
+    if spec.kind == "sim-lite":
         from .sim_table import SimulatedTable
 
         def make_sim(ctx: SourceContext) -> TableSource:
             return SimulatedTable(ctx, interval=interval / max(speed, 1e-6))
 
         return make_sim
+    if spec.kind == "sim":
+        from .live_sim import LiveSimSource
+
+        def make_live(ctx: SourceContext) -> TableSource:
+            return LiveSimSource(ctx, speed=speed)
+
+        return make_live
     tracker = tracker_module()
     if not hasattr(tracker, "MoveTracker"):
         raise SourceError("camera and video sources are not available yet: vision.tracker has no MoveTracker")

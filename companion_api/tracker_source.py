@@ -1,10 +1,12 @@
-"""Table sources backed by the vision tracker: ``camera:N``, ``video:PATH`` and ``render[:SEED]``.
+"""Table sources backed by the vision tracker: ``camera:N``, ``video:PATH``, ``render[:SEED]`` (and,
+through :mod:`companion_api.live_sim`, the default simulated table ``sim``).
 
 Frames come from ``vision.sources``; ``vision.tracker.MoveTracker`` turns them into events with
 before/after crops. The tracker keeps its own engine session; this adapter keeps it in step with
 the table's: manual events from the phone are passed on to it (in the loop thread), and event
-numbers are translated both ways (the table also logs illegal attempts and manual events, so its
-``seq`` differs from the tracker's).
+numbers are translated both ways. Both sessions log every placement, illegal attempt, undo,
+correction and manual event in the same order, so the numbers normally agree; the maps keep them
+right when they do not (e.g. a phone's amendment of something the tracker never logged).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from .table import Observation, SourceContext, TableView
 
 #: Seconds between frames sent to the phone's still view (``GET /api/still``).
 STILL_EVERY = 2.0
+#: Seconds behind the wall clock after which a source may skip making a frame (``late``).
+LATE_SECONDS = 0.25
 
 
 class TrackerSource:
@@ -40,6 +44,7 @@ class TrackerSource:
         self._manual: queue.Queue[tuple[Event, int]] = queue.Queue()
         self.to_tracker: dict[int, int] = {}  # table seq -> tracker seq
         self.to_table: dict[int, int] = {}  # tracker seq -> table seq
+        self._clock0: float | None = None  # wall clock (monotonic) of video time 0
 
     # -- called by the table (any thread) -------------------------------------------------------
     def on_manual(self, event: Event, table_seq: int) -> None:
@@ -58,12 +63,14 @@ class TrackerSource:
         tracker = (self._make_tracker or self._default_tracker)(frames, corners)
         for seq, event in enumerate(self.ctx.history, start=1):  # resume: the table's log so far
             self._tell(tracker, event, seq)
-        start = time.monotonic()
         last_still = -STILL_EVERY
+        yield from self.between_frames(tracker)
         for index, t, image in frames:
             self._drain(tracker)
+            if self._clock0 is None:
+                self._clock0 = time.monotonic() - t / self.speed
             if self.pace:
-                ahead = t / self.speed - (time.monotonic() - start)
+                ahead = t / self.speed - (time.monotonic() - self._clock0)
                 if ahead > 0 and not view.sleep(ahead):
                     return
             if not view.sleep(0):
@@ -75,10 +82,33 @@ class TrackerSource:
             for out in tracker.feed(index, t, image):
                 if out.event is None:  # a cleared attempt: nothing to log
                     continue
-                tracker_seq = out.seq if out.kind in ("place", "undo") else None
+                # the tracker's session logs places, illegal attempts, undos and corrections alike
                 yield Observation(event=self._to_table_event(out.event), before_png=out.before_png,
-                                  after_png=out.after_png, on_commit=self._committed(tracker_seq))
+                                  after_png=out.after_png, checkpoint=self.checkpoint(),
+                                  on_commit=self._committed(out.seq))
+                yield from self.after_output(tracker, out)
+            self._drain(tracker)
+            yield from self.between_frames(tracker)
         self._drain(tracker)
+
+    # -- hooks for sources built on this one (the simulated table) -------------------------------
+    def late(self, t: float) -> bool:
+        """Whether the frame of video time ``t`` is already more than ``LATE_SECONDS`` overdue."""
+        if self._clock0 is None or not self.pace:
+            return False
+        return (time.monotonic() - self._clock0) - t / self.speed > LATE_SECONDS
+
+    def checkpoint(self) -> dict[str, Any] | None:
+        """The source's state to store with each committed event (``None``: nothing to keep)."""
+        return None
+
+    def between_frames(self, tracker: Any) -> Iterator[Observation]:
+        """Observations of the source's own after each frame (none here)."""
+        return iter(())
+
+    def after_output(self, tracker: Any, out: Any) -> Iterator[Observation]:
+        """Observations of the source's own right after a tracker output was committed (none here)."""
+        return iter(())
 
     def _default_tracker(self, frames: Any, corners: Any) -> Any:
         from vision.tracker.observer import BoardFix

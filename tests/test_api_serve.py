@@ -1,4 +1,5 @@
-"""``companion serve`` as a process: start-up lines, bad arguments (exit 2), and kill -9 mid-game."""
+"""``companion serve`` as a process: start-up lines, bad arguments (exit 2), kill -9 mid-game, and the
+default simulated table (renderer + vision tracker)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,7 +66,7 @@ def stop(proc: subprocess.Popen[str]) -> None:
 
 def test_kill_9_mid_game_loses_nothing_and_restart_resumes(tmp_path: Path) -> None:
     db = tmp_path / "crash.sqlite3"
-    proc, base, viewer, table = start(db, "--speed", "40")  # a move about every 75 ms
+    proc, base, viewer, table = start(db, "--source", "sim-lite", "--speed", "40")  # a move about every 75 ms
     try:
         deadline = time.monotonic() + 20
         while len(events(base, viewer)) < 8:
@@ -77,7 +79,7 @@ def test_kill_9_mid_game_loses_nothing_and_restart_resumes(tmp_path: Path) -> No
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == -signal.SIGKILL
-    proc2, base2, viewer2, table2 = start(db, "--speed", "0.0001")  # resumes; effectively no new moves
+    proc2, base2, viewer2, table2 = start(db, "--source", "sim-lite", "--speed", "0.0001")  # resumes, no new moves
     try:
         assert (viewer2, table2) == (viewer, table)  # tokens survive restarts
         after = events(base2, viewer2)
@@ -89,6 +91,63 @@ def test_kill_9_mid_game_loses_nothing_and_restart_resumes(tmp_path: Path) -> No
     finally:
         stop(proc2)
     assert proc2.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises SIGTERM after a clean shutdown
+
+
+def _reader_available() -> bool:
+    from companion_api.live_sim import ReaderUnavailable, check_reader
+
+    try:
+        check_reader("triolet")
+    except ReaderUnavailable:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _reader_available(), reason="the vision tracker's Triolet reader is not available")
+def test_default_sim_is_rendered_and_followed_by_the_tracker_and_survives_kill_9(tmp_path: Path) -> None:
+    """``companion serve`` with no ``--source``: the renderer's game read by the vision tracker in real
+    time; the first placement arrives from the tracker with before/after crops (PNG); kill -9 and a
+    restart keep every committed event and resume the same game."""
+    db = tmp_path / "live.sqlite3"
+    proc, base, viewer, _table = start(db)
+    try:
+        deadline = time.monotonic() + 40
+        while not [e for e in events(base, viewer) if e["type"] == "place"]:
+            assert time.monotonic() < deadline, "no placement from the simulated table"
+            time.sleep(0.2)
+        seen = events(base, viewer)
+        first = next(e for e in seen if e["type"] == "place")
+        assert first["source"] == "vision" and first["legal"] and first["evidence"] == str(first["seq"])
+        assert first["frame"] >= 0 and first["totals"][first["player"]] == first["score"] >= 0
+        r = httpx.get(f"{base}/api/events/{first['seq']}/evidence", params={"token": viewer}, timeout=5)
+        assert r.status_code == 200 and r.content[:8] == b"\x89PNG\r\n\x1a\n"
+        game = httpx.get(base + "/api/game", params={"token": viewer}, timeout=5).json()
+        assert game["source"] == "sim" and game["source_error"] is None
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    proc2, base2, viewer2, _table2 = start(db)
+    try:
+        after = events(base2, viewer2)
+        assert after[: len(seen)] == seen
+        game = httpx.get(base2 + "/api/game", params={"token": viewer2}, timeout=5).json()
+        assert game["seq"] >= len(seen) and game["status"] == "playing" and game["source"] == "sim"
+    finally:
+        stop(proc2)
+    assert "resuming" in (proc2.stderr.read() if proc2.stderr else "")  # type: ignore[union-attr]
+
+
+def test_sim_falls_back_to_sim_lite_when_too_fast(tmp_path: Path) -> None:
+    proc = companion("serve", "--db", str(tmp_path / "f.sqlite3"), "--port", "0", "--speed", "40")
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("viewer: ")
+    finally:
+        stop(proc)
+    err = proc.stderr.read() if proc.stderr else ""  # type: ignore[union-attr]
+    assert "using sim-lite" in err and "--speed 40" in err
 
 
 def fails(*args: str) -> str:

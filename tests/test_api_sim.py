@@ -1,4 +1,5 @@
-"""The built-in simulated table (stand-in for renderer + tracker): real, legal games at the table.
+"""The simulated tables: ``sim-lite`` (engine-only, ``sim_table.py``) plays real, legal games; ``sim``
+(``live_sim.py``) is the renderer's game followed by the vision tracker.
 
 Triolet: dealt from a real bag (T-B3/T-B4), racks refilled (T-E2), exchanges only with ≥ 5 in the
 bag (T-E1), ending by T-E3/T-E4 with every rack revealed (T-E5).
@@ -6,16 +7,21 @@ bag (T-E1), ending by T-E3/T-E4 with every rack revealed (T-E5).
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from pathlib import Path
+from typing import Any
 
 import api_helpers as h
 import pytest
+from fastapi.testclient import TestClient
 
 from companion_api.board_picture import decode_png
 from companion_api.sim_table import SimulatedTable, TileSet
 from companion_api.store import Store
-from companion_api.table import SourceContext
+from companion_api.table import SourceContext, TableSource
 from engine.core import Header, Session
+from engine.core.record import parse_event_line
 
 
 def play(header: Header, tmp_path: Path, seed: int, tiles: TileSet | None = None,
@@ -109,3 +115,100 @@ def test_sim_stops_on_a_blocked_board_instead_of_exchanging_forever(tmp_path: Pa
         assert steps < 100
     assert steps == 8  # STUCK_ROUNDS × 2 players
     store.close()
+
+
+# -- the default simulated table: renderer + vision tracker (companion_api/live_sim.py) ------------
+
+
+def _reader_available() -> bool:
+    from companion_api.live_sim import ReaderUnavailable, check_reader
+
+    try:
+        check_reader("triolet")
+    except ReaderUnavailable:
+        return False
+    return True
+
+
+def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Run the live simulated table (unpaced) until ``placements`` legal ones are logged; its events."""
+    from companion_api.app import create_app
+    from companion_api.live_sim import LiveSimSource
+
+    def make(ctx: SourceContext) -> TableSource:
+        src = LiveSimSource(ctx)
+        src.pace = False  # as fast as the machine goes: the test checks what is read, not the pace
+        sources.append(src)
+        return src
+
+    app = create_app(h.settings(db, game="triolet", players=["Ana", "Ben"]), source_factory=make)
+    with TestClient(app) as c:
+        tok = {"token": app.state.tokens.viewer}
+        deadline = time.monotonic() + timeout
+        while True:
+            got = c.get("/api/events", params=tok).json()["events"]
+            if sum(1 for e in got if e["type"] == "place") >= placements:
+                return list(got)
+            assert time.monotonic() < deadline, got
+            time.sleep(0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _reader_available(), reason="the vision tracker's Triolet reader is not available")
+def test_live_sim_tracker_logs_the_rendered_game_and_resumes_T_P1(tmp_path: Path) -> None:
+    """The tracker's committed placements are the renderer's truth (players in the table's seats,
+    squares in the tracker's view); evidence crops are PNGs; a restart resumes at the checkpoint."""
+    from vision.tracker.evaluate import same_placement, to_view, view_turns
+
+    db = tmp_path / "live.sqlite3"
+    sources: list[Any] = []
+    first = _run_table(db, 3, sources)
+    store = Store(db)
+    row = store.latest_game(unfinished_only=True, game="triolet")
+    assert row is not None and row.source_state is not None and row.source_state["seed"] == sources[0].seed
+    place1 = next(e for e in first if e["type"] == "place")
+    pics = store.evidence(row.id, place1["seq"])
+    store.close()
+    assert place1["source"] == "vision" and pics is not None and pics[0] and pics[1]
+    before, after = decode_png(pics[0]), decode_png(pics[1])
+    assert before.shape == after.shape and (before != after).any()  # the crops show the new tile
+
+    second = _run_table(db, 5, sources)  # resumes the same game from the checkpoint
+    assert second[: len(first)] == first and sources[1].start_frame == row.source_state["frame"] + 1
+    g = sources[1].render_game
+    q = view_turns(g.last_labels)
+    header = Header(game="triolet", players=("Ana", "Ben"))
+    session = Session(header)
+    for e in second:
+        obj = {k: v for k, v in e.items() if k in ("type", "player", "tiles", "seq", "event", "count", "values")}
+        if e["type"] == "illegal":
+            obj["type"] = e["attempt"]
+        session.submit(parse_event_line(obj, header))
+    placed = [ev for s, ev in session.effective_events() if ev.type == "place" and session.entries[s - 1].verdict.legal]
+    truth = [dataclasses.replace(e, player=(e.player - g.truth_header.first_player) % 2)
+             for e in g.truth if e.type == "place"]
+    assert len(placed) >= 5
+    for t, got in zip(truth, placed, strict=False):
+        assert same_placement(to_view(t, q), got), (t.to_json(), got.to_json())
+    assert all(e.get("evidence") == str(e["seq"]) for e in second if e["type"] == "place" and e["source"] == "vision")
+
+
+def test_sim_falls_back_to_sim_lite_when_the_tracker_cannot_start(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from companion_api import live_sim
+    from companion_api.sources import SourceSpec, build_source, choose_source, parse_source
+
+    def missing(game: str) -> None:
+        raise live_sim.ReaderUnavailable("the Triolet reader cannot run: model file missing")
+
+    monkeypatch.setattr(live_sim, "check_reader", missing)
+    assert choose_source(parse_source("sim"), 1.0, "triolet") == SourceSpec("sim-lite")
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "model file missing" in err and "using sim-lite" in err
+    assert choose_source(parse_source("sim-lite"), 1.0, "triolet") == SourceSpec("sim-lite")
+    assert choose_source(parse_source("camera:0"), 1.0, "triolet") == SourceSpec("camera", "0")
+    assert capsys.readouterr().err == ""  # only sim falls back
+    monkeypatch.setattr(live_sim, "check_reader", lambda game: None)
+    assert choose_source(parse_source("sim"), 1.0, "triolet") == SourceSpec("sim")
+    assert choose_source(parse_source("sim"), 40.0, "triolet") == SourceSpec("sim-lite")  # too fast to render
+    assert callable(build_source(SourceSpec("sim-lite"))) and callable(build_source(SourceSpec("sim")))

@@ -35,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", type=float, default=10.0,
                    help="simulated table pace (10 = a move about every 0.3 s, default 10)")
     p.add_argument("--game", default="triolet", help="game the simulated table plays (default triolet)")
+    p.add_argument("--source", default="sim-lite",
+                   help="table source (default sim-lite: the engine-only simulated table, fast enough to load "
+                        "the server; sim = renderer + tracker)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.speed > 0:
         raise CliError(f"--speed {args.speed}: must be above 0")
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
-        proc, base, viewer, table = _start_server(Path(tmp) / "bench.sqlite3", args.speed, args.game)
+        proc, base, viewer, table = _start_server(Path(tmp) / "bench.sqlite3", args.speed, args.game, args.source)
         try:
             result = asyncio.run(_measure(base, viewer, table, args.clients, args.seconds))
         finally:
@@ -70,10 +73,10 @@ def _pct(values: list[float], q: float) -> float:
     return values[k]
 
 
-def _start_server(db: Path, speed: float, game: str) -> tuple[subprocess.Popen[str], str, str, str]:
+def _start_server(db: Path, speed: float, game: str, source: str) -> tuple[subprocess.Popen[str], str, str, str]:
     code = "import sys; from companion_api.cli import main; sys.exit(main(sys.argv[1:]))"
     cmd = [sys.executable, "-c", code, "serve", "--db", str(db), "--port", "0", "--speed", str(speed),
-           "--game", game]
+           "--game", game, "--source", source]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     assert proc.stdout is not None and proc.stderr is not None

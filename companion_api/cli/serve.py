@@ -21,7 +21,8 @@ def register(sub: Any) -> None:
         "the built-in simulated table. Prints the viewer URL and the table token on start.",
     )
     p.add_argument("--source", default="sim",
-                   help="camera:N | video:PATH | sim (default) | render[:SEED] (renderer + tracker, experimental)")
+                   help="camera:N | video:PATH | sim (default: renderer + vision tracker in real time) | "
+                   "sim-lite (engine-only simulated table, for slow machines) | render[:SEED] (full size, heavy)")
     p.add_argument("--game", default="triolet", help="game id (default: triolet)")
     p.add_argument("--players", default="2",
                    help="number of players, or their names separated by commas (default: 2)")
@@ -30,7 +31,8 @@ def register(sub: Any) -> None:
     p.add_argument("--db", default=None,
                    help="SQLite file (default: $XDG_DATA_HOME/table-companion/companion.sqlite3)")
     p.add_argument("--speed", type=float, default=1.0,
-                   help="simulated table pace: 1 = a move about every 3 s, 10 = ten times faster")
+                   help="simulated table pace: 1 = real time (sim-lite: a move about every 3 s); "
+                   "sim above 2 runs as sim-lite")
     p.add_argument("--seed", type=int, default=1, help="seed of the simulated table's games")
     p.add_argument("--new-game", action="store_true", help="start a new game instead of resuming the last one")
     p.add_argument("--public-url", default=None, help="URL phones use to reach this server (for the QR code)")
@@ -53,7 +55,7 @@ def parse_players(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..settings import Settings, default_db_path
-    from ..sources import SourceError, build_source, parse_source
+    from ..sources import SourceError, build_source, choose_source, parse_source
     from ..store import Store
     from ..table import header_for
 
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     except EngineError as exc:
         raise CliError(f"--players: {exc}") from None
     try:
-        spec = parse_source(args.source)
+        spec = choose_source(parse_source(args.source), args.speed, args.game)
         factory = build_source(spec, args.speed)
     except SourceError as exc:
         raise CliError(str(exc)) from None

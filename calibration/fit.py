@@ -1,10 +1,10 @@
 """Does a stored board reference still fit a new picture? A cheap check to decide when to re-locate.
 
 Two probes, both at the raw-image pixels stored in the profile:
-- colours: each stored colour reference is compared (CIE76 ΔE) with the picture at the points it
-  was sampled from, after a per-channel gain that undoes a change of light (estimated from the
-  board's main colour); tiles, pieces and hands cover some points, so each colour needs only a
-  share of its points to match, and the colours' shares are averaged;
+- colours: each stored colour reference is compared (CIE76 ΔE) with the picture at the spots it
+  was sampled from (the same patch of each named cell), after a per-channel gain that undoes a
+  change of light (estimated from the board's main colour); tiles, pieces and hands cover some
+  points, so each colour needs only a share of its points to match, and the colours' shares are averaged;
 - border: the grey-level profile across each side of the board outline is correlated with the
   stored one; most sides must still show the same edge.
 """
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .board_colours import bgr_to_lab, delta_e, edge_profiles, sample_bgr
+from .board_colours import bgr_to_lab, cell_colours, delta_e, edge_profiles, sample_bgr
 from .profile import BoardReference, Profile
 from .undistort import Undistorter
 
@@ -46,14 +46,10 @@ def fit_report(profile: Profile | BoardReference, image: NDArray[Any], colour_to
     if size != tuple(board.image_size):
         return FitReport(False, 0.0, 0, 0, f"picture is {size[0]}x{size[1]}, board was calibrated at "
                                           f"{board.image_size[0]}x{board.image_size[1]}")
-    # Probe every reference's points: a 3×3 neighbourhood median (robust to noise, stray lines).
-    offsets = np.array([(dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)])
-    probes: dict[str, FloatArray] = {}
-    for name, ref in board.colours.items():
-        if ref.points_px:
-            pts = np.asarray(ref.points_px, dtype=np.float64)
-            bgr = sample_bgr(image, (pts[:, None, :] + offsets[None, :, :]).reshape(-1, 2))
-            probes[name] = np.median(bgr.reshape(len(pts), len(offsets), 3), axis=1)
+    undistorter = None
+    if isinstance(profile, Profile) and profile.camera is not None:
+        undistorter = Undistorter(profile.camera)
+    probes = _colour_probes(board, image, undistorter)
     gain = _lighting_gain(board, probes)
     shares = []
     for name, bgr in probes.items():
@@ -64,9 +60,6 @@ def fit_report(profile: Profile | BoardReference, image: NDArray[Any], colour_to
     colour_share = float(np.mean(shares)) if shares else 0.0
 
     checked = matching = 0
-    undistorter = None
-    if isinstance(profile, Profile) and profile.camera is not None:
-        undistorter = Undistorter(profile.camera)
     if board.edges:
         now = edge_profiles(board.game, image, board.corners_px, undistorter)
         for stored, current in zip(board.edges, now, strict=False):
@@ -86,6 +79,30 @@ def fit_report(profile: Profile | BoardReference, image: NDArray[Any], colour_to
     else:
         reason = f"only {matching} of {checked} board sides show their edge where it was"
     return FitReport(colours_ok and edges_ok, colour_share, checked, matching, reason)
+
+
+def _colour_probes(board: BoardReference, image: NDArray[Any], undistorter: Undistorter | None
+                   ) -> dict[str, FloatArray]:
+    """Today's colour (BGR) at each reference's samples.
+
+    A reference that names its cells is probed as it was sampled: the median over the same patch of
+    each cell (``cell_colours``; printed marks in a special square's middle do not count). Otherwise
+    each stored point is probed as a 3×3 neighbourhood median (robust to noise, stray lines).
+    """
+    probes: dict[str, FloatArray] = {}
+    by_cell: dict[str, FloatArray] = {}
+    if any(ref.cells and len(ref.cells) == len(ref.points_px) for ref in board.colours.values()):
+        names, _centres, bgr = cell_colours(board.game, image, board.corners_px, undistorter)
+        by_cell = dict(zip(names, bgr, strict=True))
+    offsets = np.array([(dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)])
+    for name, ref in board.colours.items():
+        if ref.cells and len(ref.cells) == len(ref.points_px) and all(c in by_cell for c in ref.cells):
+            probes[name] = np.array([by_cell[c] for c in ref.cells], dtype=np.float64)
+        elif ref.points_px:
+            pts = np.asarray(ref.points_px, dtype=np.float64)
+            bgr_pts = sample_bgr(image, (pts[:, None, :] + offsets[None, :, :]).reshape(-1, 2))
+            probes[name] = np.median(bgr_pts.reshape(len(pts), len(offsets), 3), axis=1)
+    return probes
 
 
 def _lighting_gain(board: BoardReference, probes: dict[str, FloatArray]) -> FloatArray:

@@ -5,6 +5,13 @@ used in training), then ``held-out`` frames drawn only from styles it never saw 
 difficulty; ``vision.triolet.holdout``). Timing runs on one core (``cv2.setNumThreads(1)``, one
 BLAS thread):
 wall-clock median/p95 and the process CPU time (honest on a shared machine).
+
+``--calibration`` (= ``profile``) measures the calibrated workflow instead: per scene group one
+camera, board pose and style; the profile is made from one picture of the empty board exactly as
+``companion calibrate board`` makes it (no true corners), then later pictures (more tiles, other
+light and hands) are read without and with it, and one picture after the board was nudged shows the
+re-validation falling back to the search. ``--calibration truth`` gives the reader the renderer's
+true corners and intrinsics on the usual rows.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,8 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="which game's reader (trigon and the tile games: companion_api/bench/read_others.py)")
     p.add_argument("--frames", type=int, default=170, help="frames per row (4 rows: easy, normal, hard, held-out)")
     p.add_argument("--seed", type=int, default=0, help="first seed (rows use seed + row·100000 + i)")
-    p.add_argument("--calibration", action="store_true",
-                   help="give the reader the true corners and intrinsics as a calibration profile (no search)")
+    p.add_argument("--calibration", nargs="?", const="profile", choices=["profile", "truth"], default=None,
+                   help="profile (the default): per scene group, calibrate on one empty-board picture as "
+                        "'companion calibrate board' does, then read later pictures of the same camera without "
+                        "and with the profile (and after nudging the board); truth: give the reader the "
+                        "renderer's true corners and intrinsics on the usual rows")
+    p.add_argument("--groups", type=int, default=8, help="--calibration profile: scene groups (cameras)")
+    p.add_argument("--per-group", type=int, default=4, help="--calibration profile: later pictures per group")
     p.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows to run")
     p.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     p.add_argument("--errors", action="store_true", help="list every misread square on stderr")
@@ -112,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         raise CliError(f"--size {args.size}: expected WxH, e.g. 1280x720") from None
+    if args.calibration == "profile":
+        return run_profile_bench(args, (w, h))
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     for r in rows:
         if r not in ROWS:
@@ -139,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{row} seed {seed}: rendering took over {args.render_timeout:g}s, skipped", file=sys.stderr)
                 continue
             n += 1
-            calib = truth_profile(fr.labels) if args.calibration else None
+            calib = truth_profile(fr.labels) if args.calibration == "truth" else None
             c0, t0 = time.process_time(), time.perf_counter()
             try:
                 reading = read_triolet(fr.image, calib)
@@ -173,5 +188,149 @@ def run(args: argparse.Namespace) -> int:
         ["row", "frames", "located %", "corner err px", "per square %", "perfect %", "low-conf errs",
          "median ms", "p95 ms", "cpu ms"],
         table,
-        title=f"companion bench read --game triolet ({w}x{h}, one core{', calibrated' if args.calibration else ''})"))
+        title=f"companion bench read --game triolet ({w}x{h}, one core{', true corners' if args.calibration else ''})"))
+    return 0
+
+
+# -- --calibration profile: one setup picture, then later pictures from the same camera ---------
+
+PROFILE_ROWS = ("without profile", "with profile", "board nudged, with profile")
+#: How far the board is pushed after calibration in the nudged row: a shift in squares, a turn in degrees.
+NUDGE_SQUARES = 0.6
+NUDGE_DEG = 2.0
+
+
+@dataclass
+class ProfileGroup:
+    """One camera and board: the setup picture, later pictures (more tiles, other light and hands)
+    and one later picture taken after the board was nudged."""
+
+    setup: Any
+    later: list[Any]
+    nudged: Any
+
+
+def profile_group(seed: int, pictures: int, size: tuple[int, int], difficulty_name: str = "normal") -> ProfileGroup:
+    """A scene group fully determined by ``seed``: a fixed camera, board pose and style; the setup
+    picture shows the empty board; later picture ``k`` shows the first ``(k+1)/pictures`` of a game's
+    tiles under its own light and hands."""
+    from dataclasses import replace
+
+    from vision.render.difficulty import difficulty
+    from vision.render.sampling import random_camera, random_hands, random_look
+    from vision.render.triolet import playing_corners_mm, render_triolet, square_centre_mm
+    from vision.render.triolet_board import board_outer_mm
+    from vision.render.triolet_random import position_tiles, random_triolet_scene
+    from vision.triolet.holdout import training_pool
+
+    diff = difficulty(difficulty_name)
+    pool = training_pool()
+    rng = np.random.default_rng(seed)
+    tiles, _ = position_tiles(rng, int(rng.integers(max(diff.tiles[0], pictures), diff.tiles[1] + 1)))
+    scene = random_triolet_scene(rng, diff, pool, tiles)
+    outer = board_outer_mm(scene.board_scheme, scene.square_mm)
+    cam = random_camera(rng, diff, playing_corners_mm(scene), outer, size)
+    setup = render_triolet(replace(scene, tiles=(), hands=()), cam, random_look(rng, diff, pool), rng)
+    frames = []
+    for k in range(pictures):
+        shown = scene.tiles[:max(1, round(len(scene.tiles) * (k + 1) / pictures))]
+        targets = [square_centre_mm(scene, t.square) for t in shown]
+        hands = random_hands(rng, diff, targets, outer / 2, cam)
+        frames.append(render_triolet(replace(scene, tiles=shown, hands=tuple(hands)), cam,
+                                     random_look(rng, diff, pool), rng))
+    # the board slides and turns on the table = the camera's aim and yaw move the other way
+    angle = float(rng.uniform(0.0, 2.0 * np.pi))
+    shift = NUDGE_SQUARES * scene.square_mm
+    nudged_cam = replace(cam, target_mm=(cam.target_mm[0] + shift * np.cos(angle),
+                                         cam.target_mm[1] + shift * np.sin(angle)),
+                         yaw_deg=cam.yaw_deg + NUDGE_DEG * (1 if rng.random() < 0.5 else -1))
+    nudged = render_triolet(replace(scene, hands=()), nudged_cam, random_look(rng, diff, pool), rng)
+    return ProfileGroup(setup, frames, nudged)
+
+
+def profile_from_picture(image: Any, game: str = "triolet") -> Any:
+    """The profile ``companion calibrate board --game G IMAGE --out P.json`` writes for a new file:
+    the board located automatically (``calibration.locate``) and its colour references sampled
+    (``calibration.board_colours``); no camera section. Raises ``calibration.locate.NoBoardFound``."""
+    from calibration.board_colours import sample_board_colours
+    from calibration.locate import locate_board
+    from calibration.profile import Profile
+
+    corners = locate_board(game, image)
+    return Profile().with_board(sample_board_colours(game, image, corners, None))
+
+
+def run_profile_bench(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    """``--calibration profile``: per scene group, calibrate on the setup picture, then read the later
+    pictures without and with the profile, and a nudged board with it."""
+    from calibration.board_colours import colour_warnings
+    from calibration.locate import NoBoardFound
+    from vision.locate import BoardNotLocatedError
+    from vision.triolet.evaluate import score_frame
+    from vision.triolet.reader import read_triolet
+
+    if args.groups < 1 or args.per_group < 1:
+        raise CliError("--groups and --per-group must be at least 1")
+    stats: dict[str, dict[str, Any]] = {r: {"n": 0, "located": 0, "squares": 0, "correct": 0, "perfect": 0,
+                                            "by_profile": 0, "walls": [], "cpus": []} for r in PROFILE_ROWS}
+    calibrated = warned = 0
+    calib_ms: list[float] = []
+    for g in range(args.groups):
+        seed = args.seed + g
+        group = render_with_timeout(args.render_timeout * (args.per_group + 2), profile_group, seed,
+                                    args.per_group, size)
+        if group is None:
+            print(f"group seed {seed}: rendering took too long, skipped", file=sys.stderr)
+            continue
+        t0 = time.perf_counter()
+        try:
+            profile = profile_from_picture(group.setup.image)
+        except NoBoardFound as exc:
+            print(f"group seed {seed}: calibration failed on the setup picture ({exc}), skipped", file=sys.stderr)
+            continue
+        calib_ms.append((time.perf_counter() - t0) * 1e3)
+        calibrated += 1
+        warnings = colour_warnings(profile.board)
+        if warnings:
+            warned += 1
+            print(f"group seed {seed}: calibration warning: {'; '.join(warnings)}", file=sys.stderr)
+        jobs = [("without profile", fr, None) for fr in group.later]
+        jobs += [("with profile", fr, profile) for fr in group.later]
+        jobs.append(("board nudged, with profile", group.nudged, profile))
+        for row, fr, calib in jobs:
+            st = stats[row]
+            c0, t1 = time.process_time(), time.perf_counter()
+            try:
+                reading = read_triolet(fr.image, calib)
+            except BoardNotLocatedError:
+                reading = None
+            st["walls"].append((time.perf_counter() - t1) * 1e3)
+            st["cpus"].append((time.process_time() - c0) * 1e3)
+            fs = score_frame(reading, fr.labels, fr.masks.get("occluders"))
+            st["n"] += 1
+            st["located"] += int(fs.located)
+            st["squares"] += fs.squares
+            st["correct"] += fs.correct
+            st["perfect"] += int(fs.perfect)
+            st["by_profile"] += int(reading is not None and reading.located_by == "profile")
+            if args.errors:
+                why = "" if reading is None or calib is None else f" ({reading.located_by}: {reading.fit_reason})"
+                print(f"{row} group {seed}: {fs.correct}/{fs.squares} squares, located {fs.located}{why}",
+                      file=sys.stderr)
+    if calibrated == 0:
+        raise CliError("no scene group could be calibrated (see stderr)")
+    table = []
+    for row in PROFILE_ROWS:
+        st = stats[row]
+        n = max(1, st["n"])
+        table.append([row, st["n"], 100.0 * st["located"] / n, 100.0 * st["correct"] / max(1, st["squares"]),
+                      100.0 * st["perfect"] / n, float(np.median(st["walls"])), float(np.percentile(st["walls"], 95)),
+                      float(np.median(st["cpus"])), 100.0 * st["by_profile"] / n])
+    print(format_table(
+        ["row", "frames", "located %", "per square %", "perfect %", "median ms", "p95 ms", "cpu ms",
+         "by profile %"],
+        table,
+        title=(f"companion bench read --game triolet --calibration profile ({size[0]}x{size[1]}, one core; "
+               f"{calibrated}/{args.groups} groups calibrated from one empty-board picture in a median "
+               f"{float(np.median(calib_ms)):.0f} ms, {warned} with a colour warning)")))
     return 0

@@ -93,6 +93,11 @@ class TrioletReading:
     timings_ms: dict[str, float] = field(default_factory=dict)
     rectified: U8 | None = None
     crops: U8 | None = None
+    located_by: str = "search"
+    """How the board was found: ``"search"`` (``locate_board``), ``"profile"`` (a calibration
+    profile's stored corners, re-validated on this picture) or ``"given"`` (the caller's location)."""
+    fit_reason: str = ""
+    """With a calibration profile: why its stored corners were used or not (``calibration.fit``)."""
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the INTERFACES §3 shape."""
@@ -133,14 +138,37 @@ def square_name(col: int, row: int) -> str:
     return f"{COLUMNS[col]}{row + 1}"
 
 
-def location_from_calibration(calibration: Any, image: U8) -> tuple[BoardLocation, U8]:
-    """The board location stored in a calibration profile (path or ``calibration.profile.Profile``),
-    and the image undistorted with its camera intrinsics when it has them (no search)."""
+def _profile(calibration: Any) -> Any:
+    """A ``calibration.profile.Profile`` from a profile or its path; it must hold board corners."""
     from calibration.profile import Profile, load_profile
 
     profile = calibration if isinstance(calibration, Profile) else load_profile(Path(calibration))
     if profile.board is None:
         raise ValueError("the calibration profile holds no board corners (run: companion calibrate board)")
+    return profile
+
+
+def profile_still_fits(calibration: Any, image: U8) -> tuple[bool, str]:
+    """Does the profile's stored board still lie where it was in ``image``? (``calibration.fit``,
+    a few ms). A profile without colour or edge references (corners only) cannot be checked and is
+    trusted; one whose colours hint at wrong corners (``colour_warnings``) is not."""
+    from calibration.board_colours import colour_warnings
+    from calibration.fit import fit_report
+
+    profile = _profile(calibration)
+    if not profile.board.colours and not profile.board.edges:
+        return True, "no references to check (corners only): trusted"
+    warnings = colour_warnings(profile.board)
+    if warnings:
+        return False, f"the profile looks wrong: {warnings[0]}"
+    report = fit_report(profile, image)
+    return report.fits, report.reason
+
+
+def location_from_calibration(calibration: Any, image: U8) -> tuple[BoardLocation, U8]:
+    """The board location stored in a calibration profile (path or ``calibration.profile.Profile``),
+    and the image undistorted with its camera intrinsics when it has them (no search)."""
+    profile = _profile(calibration)
     raw = np.asarray(profile.board.corners_px, np.float64)
     h, w = image.shape[:2]
     bw, bh = profile.board.image_size
@@ -189,16 +217,25 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
                  keep_images: bool = False, model_path: str | None = None) -> TrioletReading:
     """Read a Triolet board from one BGR picture.
 
-    ``calibration``: a profile path or ``Profile``; its stored corners and intrinsics replace the
-    search. ``location``: a board already located in this picture (e.g. by a tracker).
+    ``calibration``: a profile path or ``Profile``; when the picture still fits its stored board
+    (``profile_still_fits``), its corners and intrinsics replace the search, else the board is searched
+    for (``located_by``, ``fit_reason`` and the ``validate`` timing say which and why).
+    ``location``: a board already located in this picture (e.g. by a tracker).
     Raises ``vision.locate.BoardNotLocatedError`` when no board is visible."""
     t0 = time.perf_counter()
+    located_by, fit_reason = "search", ""
+    fits = False
+    if location is None and calibration is not None:
+        fits, fit_reason = profile_still_fits(calibration, image)
+    tv = time.perf_counter()
     if location is not None:
         loc, loc_work, work = location, location, image
-    elif calibration is not None:
+        located_by = "given"
+    elif fits:
         loc, work = location_from_calibration(calibration, image)
         # the stored corners are in raw pixels; the mapping used below is the undistorted one
         loc_work = BoardLocation(loc.corners_px, loc.homography, 1.0, {})
+        located_by = "profile"
     else:
         loc = locate_board(image, "triolet")
         loc_work, work = loc, image
@@ -231,10 +268,11 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
                                  float(ch.confidence), cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules))))
     t5 = time.perf_counter()
-    timings = {"locate": (t1 - t0) * 1e3, "rectify": (t2 - t1) * 1e3, "features": (t3 - t2) * 1e3,
+    timings = {"validate": (tv - t0) * 1e3, "locate": (t1 - tv) * 1e3, "rectify": (t2 - t1) * 1e3,
+               "features": (t3 - t2) * 1e3,
                "classify": (t4 - t3) * 1e3, "consistency": (t5 - t4) * 1e3, "total": (t5 - t0) * 1e3}
     return TrioletReading(loc, tuple(cells), probs.reshape(SIZE, SIZE, -1), timings,
-                          rect if keep_images else None, crops if keep_images else None)
+                          rect if keep_images else None, crops if keep_images else None, located_by, fit_reason)
 
 
 def write_debug(reading: TrioletReading, folder: str | Path) -> list[Path]:

@@ -23,6 +23,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.trigon.notation import cell_name
+
 FloatArray = NDArray[np.float64]
 Point = tuple[float, float]
 PointsLike = Sequence[Sequence[float]] | NDArray[np.floating[Any]]
@@ -114,16 +116,6 @@ def triolet_squares() -> list[tuple[str, Point]]:
     return [(triolet_square_name(c, r), (c + 0.5, r + 0.5)) for r in range(TRIOLET_SIZE) for c in range(TRIOLET_SIZE)]
 
 
-def trigon_column_name(x: int) -> str:
-    """Column letters of B-B2: ``a`` … ``z``, ``aa`` … (bijective base 26)."""
-    name = ""
-    n = x + 1
-    while n > 0:
-        n, rem = divmod(n - 1, 26)
-        name = chr(ord("a") + rem) + name
-    return name
-
-
 def trigon_cells() -> list[tuple[str, Point, bool]]:
     """Every cell of the side-9 board: name (``r15``), centroid (board units), points up?"""
     cells = []
@@ -133,5 +125,5 @@ def trigon_cells() -> list[tuple[str, Point, bool]]:
         for x in range(inset, 34 - inset + 1):
             up = (x + row) % 2 == 0
             cy = (y + (2.0 / 3.0 if up else 1.0 / 3.0)) * H
-            cells.append((f"{trigon_column_name(x)}{row}", (x / 2.0 + 0.5, cy), up))
+            cells.append((cell_name(x, row), (x / 2.0 + 0.5, cy), up))
     return cells

@@ -13,27 +13,12 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.trigon.notation import column_index, column_letters
+
 F64 = NDArray[np.float64]
 Cell = tuple[int, int]
 
 SQRT3 = math.sqrt(3.0)
-
-
-def column_letters(x: int) -> str:
-    """0 → ``a``, 25 → ``z``, 26 → ``aa`` (bijective base 26)."""
-    s = ""
-    n = x + 1
-    while n > 0:
-        n, rem = divmod(n - 1, 26)
-        s = chr(ord("a") + rem) + s
-    return s
-
-
-def column_index(letters: str) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + (ord(ch) - ord("a") + 1)
-    return n - 1
 
 
 @lru_cache(maxsize=4)

@@ -1,7 +1,8 @@
 """Train the Triolet square classifier (tile value 0–15, wild, empty) on rendered frames.
 
+    python3 -m vision.models.train_triolet_digits recipe --work /tmp/tri   # the committed model, end to end
     python3 -m vision.models.train_triolet_digits data --start 0 --count 300 --out /tmp/tri_a.npz
-    python3 -m vision.models.train_triolet_digits train /tmp/tri_a.npz [/tmp/tri_b.npz …]
+    python3 -m vision.models.train_triolet_digits train /tmp/tri_a.npz [/tmp/tri_b.npz …] [--cache /tmp/feat]
 
 ``data`` renders frames with seeds ``TRAIN_SEED_BASE + start …`` from the training style pool
 (held-out styles excluded, ``vision.triolet.holdout``), runs the reader's own locator and
@@ -9,6 +10,14 @@ rectification (frames it misplaces by more than a third of a square are skipped)
 the square crops of every visible tile and of a sample of empty squares. ``train`` computes the
 features of each crop in its four quarter turns and fits a one-hidden-layer MLP with Adam in numpy and writes
 ``vision/models/triolet_squares.npz`` (float16 weights, well under 1 MB).
+
+``recipe`` renders the seed ranges of ``RECIPE`` (one data file each, existing files kept) and
+trains with the default settings (192 hidden units, 16 epochs): that is how the committed model
+was made (650 frames, 41,691 crops). ``recipe --more`` adds ``MORE`` (2,280 frames; 2,930
+frames and 182,415 crops in all) and trains 12 epochs: the larger candidate of docs/READER.md,
+better on the benchmark but not committed (it reads empty squares under a forearm as tiles in
+one test frame; crops under a hand are left out of training). Frames whose rendering or reading
+takes over 60 s are skipped, so a very loaded machine can drop a frame or two.
 """
 
 from __future__ import annotations
@@ -31,6 +40,10 @@ from vision.triolet.geometry import MARGIN, PITCH, rectified_board, rectify_maps
 from vision.triolet.holdout import TRAIN_SEED_BASE, training_pool
 
 COLUMNS = "ABCDEFGHIJKLMNO"
+#: (start, count) frame ranges of the committed model, in training order (seeds TRAIN_SEED_BASE + start …)
+RECIPE: tuple[tuple[int, int], ...] = ((2400, 200), (3000, 150), (3150, 150), (3300, 150))
+#: the candidate's extra ranges (rendered in 30-frame chunks on two cores: same crops, same order)
+MORE: tuple[tuple[int, int], ...] = ((10000, 1140), (20000, 1140))
 DIFFS = ("easy", "normal", "normal", "hard", "hard")
 
 
@@ -95,12 +108,28 @@ def _features_chunked(crops: NDArray[np.uint8], chunk: int = 2048) -> NDArray[np
     return np.concatenate([features(crops[i:i + chunk]) for i in range(0, len(crops), chunk)])
 
 
-def train(paths: list[Path], hidden: int = 160, epochs: int = 30, seed: int = 7, out: Path = MODEL_PATH) -> None:
-    data = [np.load(p) for p in paths]
-    crops = np.concatenate([d["crops"] for d in data])
-    y0 = np.concatenate([d["y"] for d in data])
+def turned_features(path: Path, k: int, cache: Path | None = None) -> NDArray[np.float32]:
+    """Features of every crop of one data file turned ``k`` quarter turns (optionally cached in
+    ``cache``, keyed by the file's name, size and modification time: clear the folder after
+    changing ``features.py``)."""
+    if cache is not None:
+        st = path.stat()
+        hit = cache / f"{path.stem}_{st.st_size}_{int(st.st_mtime)}_k{k}.npy"
+        if hit.exists():
+            return np.asarray(np.load(hit), np.float32)
+    crops = np.load(path)["crops"]
+    x = _features_chunked(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2))))
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        np.save(hit, x)
+    return x
+
+
+def train(paths: list[Path], hidden: int = 192, epochs: int = 16, seed: int = 7, out: Path = MODEL_PATH,
+          cache: Path | None = None) -> None:
+    y0 = np.concatenate([np.load(p)["y"] for p in paths])
     # the four quarter turns of every crop: a value reads the same however the tile lies
-    x = np.concatenate([_features_chunked(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))) for k in range(4)])
+    x = np.concatenate([turned_features(p, k, cache) for k in range(4) for p in paths])
     y = np.tile(y0, 4)
     rng = np.random.default_rng(seed)
     idx = rng.permutation(len(y))
@@ -173,15 +202,28 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--out", type=Path, required=True)
     t = sub.add_parser("train")
     t.add_argument("data", type=Path, nargs="+")
-    t.add_argument("--epochs", type=int, default=30)
-    t.add_argument("--hidden", type=int, default=160)
+    t.add_argument("--epochs", type=int, default=16)
+    t.add_argument("--hidden", type=int, default=192)
     t.add_argument("--out", type=Path, default=MODEL_PATH)
+    t.add_argument("--cache", type=Path, default=None, help="folder for cached features (e.g. under /tmp)")
+    r = sub.add_parser("recipe")
+    r.add_argument("--work", type=Path, required=True, help="folder for the data files (e.g. under /tmp)")
+    r.add_argument("--out", type=Path, default=MODEL_PATH)
+    r.add_argument("--more", action="store_true", help="the larger candidate (RECIPE + MORE, 12 epochs)")
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.cmd == "data":
         make_data(a.start, a.count, a.out)
+    elif a.cmd == "recipe":
+        a.work.mkdir(parents=True, exist_ok=True)
+        ranges = RECIPE + MORE if a.more else RECIPE
+        paths = [a.work / f"frames_{start}_{count}.npz" for start, count in ranges]
+        for (start, count), path in zip(ranges, paths, strict=True):
+            if not path.exists():
+                make_data(start, count, path)
+        train(paths, epochs=12 if a.more else 16, out=a.out, cache=a.work / "features")
     else:
-        train(a.data, a.hidden, a.epochs, out=a.out)
+        train(a.data, a.hidden, a.epochs, out=a.out, cache=a.cache)
     return 0
 
 

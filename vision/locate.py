@@ -21,6 +21,7 @@ is A1, columns run to the second corner, rows to the fourth (row 1 nearest the t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,23 +170,29 @@ def _scaled(q: F64, f: float) -> F64:
     return np.asarray(c + (q - c) * f, np.float64)
 
 
+def small_convex_quads(contours: Sequence[NDArray[Any]], min_area: float, max_area: float, eps: float
+                       ) -> Iterator[tuple[float, NDArray[Any], NDArray[Any]]]:
+    """(area, 4×2 corners, contour) of each contour whose area lies strictly between the bounds and
+    that simplifies (``eps`` × perimeter) to a convex quadrilateral: candidate board squares."""
+    for cnt in contours:
+        if len(cnt) < 4:
+            continue
+        a = cv2.contourArea(cnt)
+        if not min_area < a < max_area:
+            continue
+        ap = cv2.approxPolyDP(cnt, eps * cv2.arcLength(cnt, True), True)
+        if len(ap) != 4 or not cv2.isContourConvex(ap):
+            continue
+        yield a, ap.reshape(4, 2), cnt
+
+
 def cell_cluster_quads(edges: U8) -> list[F64]:
     """Quads around the cluster of small square regions the grid lines enclose (the empty
     squares): robust to a hand or clutter touching the board's outline."""
     h, w = edges.shape
     contours, _ = cv2.findContours(255 - edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     min_a, max_a = (min(h, w) / 15.0 * 0.25) ** 2 * 0.5, (min(h, w) / 15.0 * 1.3) ** 2
-    cells: list[tuple[float, NDArray[Any]]] = []
-    for cnt in contours:
-        if len(cnt) < 4:
-            continue
-        a = cv2.contourArea(cnt)
-        if not min_a < a < max_a:
-            continue
-        ap = cv2.approxPolyDP(cnt, 0.12 * cv2.arcLength(cnt, True), True)
-        if len(ap) != 4 or not cv2.isContourConvex(ap):
-            continue
-        cells.append((a, ap.reshape(4, 2)))
+    cells = [(a, quad) for a, quad, _ in small_convex_quads(contours, min_a, max_a, 0.12)]
     if len(cells) < 12:
         return []
     areas = np.log(np.array([a for a, _ in cells]))
@@ -230,16 +237,8 @@ def _cells(blobs: U8) -> tuple[F64, F64]:
     contours, _ = cv2.findContours(blobs, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     min_a, max_a = (min(h, w) / 15.0 * 0.2) ** 2, (min(h, w) / 15.0 * 1.4) ** 2
     areas, cents = [], []
-    for cnt in contours:
-        if len(cnt) < 4:
-            continue
-        a = cv2.contourArea(cnt)
-        if not min_a < a < max_a:
-            continue
-        ap = cv2.approxPolyDP(cnt, 0.1 * cv2.arcLength(cnt, True), True)
-        if len(ap) != 4 or not cv2.isContourConvex(ap):
-            continue
-        q = ap.reshape(4, 2).astype(np.float64)
+    for a, quad, cnt in small_convex_quads(contours, min_a, max_a, 0.1):
+        q = quad.astype(np.float64)
         if a < 0.75 * cv2.contourArea(cv2.convexHull(cnt)):
             continue
         d1, d2 = q[2] - q[0], q[3] - q[1]

@@ -127,3 +127,14 @@ def board_of_side(side: int) -> Board:
         edge_masks=tuple(mask(e) for e in edges), corner_masks=tuple(mask(c) for c in corners),
         starts=starts, start_mask=mask(starts), full_mask=(1 << len(names)) - 1,
     )
+
+
+@cache
+def hexagon_cells(side: int) -> tuple[tuple[int, int], ...]:
+    """Every cell ``(x, y)`` of the side-``side`` hexagon (B-B1), row by row from the top (y = 0)."""
+    rows = 2 * side
+    out: list[tuple[int, int]] = []
+    for y in range(rows):
+        first = side - 1 - min(y, rows - 1 - y)
+        out.extend((x, y) for x in range(first, 4 * side - 1 - first))
+    return tuple(out)

@@ -6,6 +6,8 @@ now. It knows nothing of turns, passes or players; :mod:`engine.trigon.state` ad
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .pieces import MONOMINO, PIECE_COUNT, all_pieces
 from .placements import PlacementTable, straight_rings
 
@@ -87,21 +89,9 @@ class Position:
     # -- legal placements ---------------------------------------------------------------------
     def legal_masks(self, colour: int) -> list[int]:
         """The bit set of every legal placement of the colour, each distinct cell set once."""
-        contact = self.contact_cells(colour)
-        forbidden = self.forbidden[colour]
-        unused = self.unused[colour]
-        pieces = [p for p in range(PIECE_COUNT) if unused >> p & 1]
-        by_cell_piece = self.table.by_cell_piece
         out: list[int] = []
-        rest = contact
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            # a placement is found at its lowest contact cell only: lower contact cells are banned
-            bad = forbidden | (contact & (low - 1))
-            lists = by_cell_piece[low.bit_length() - 1]
-            for p in pieces:
-                out.extend([m for m in lists[p] if not m & bad])
+        for masks, bad in self._candidates(colour):
+            out.extend([m for m in masks if not m & bad])
         if self.alternate_contact:
             out = [m for m in out if self._alternate_ok(colour, m)]
         return out
@@ -110,12 +100,19 @@ class Position:
         """How many legal placements the colour has."""
         if self.alternate_contact:
             return len(self.legal_masks(colour))
+        return sum(len([m for m in masks if not m & bad]) for masks, bad in self._candidates(colour))
+
+    def _candidates(self, colour: int) -> Iterator[tuple[tuple[int, ...], int]]:
+        """(placements of one unused piece over one contact cell, the cells they must avoid).
+
+        A placement is found at its lowest contact cell only: lower contact cells are banned, so
+        every distinct placement comes out once.
+        """
         contact = self.contact_cells(colour)
         forbidden = self.forbidden[colour]
         unused = self.unused[colour]
         pieces = [p for p in range(PIECE_COUNT) if unused >> p & 1]
         by_cell_piece = self.table.by_cell_piece
-        n = 0
         rest = contact
         while rest:
             low = rest & -rest
@@ -123,10 +120,7 @@ class Position:
             bad = forbidden | (contact & (low - 1))
             lists = by_cell_piece[low.bit_length() - 1]
             for p in pieces:
-                for m in lists[p]:
-                    if not m & bad:
-                        n += 1
-        return n
+                yield lists[p], bad
 
     def has_legal(self, colour: int) -> bool:
         """Whether the colour has any legal placement."""

@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.trigon.board import hexagon_cells
 from engine.trigon.notation import column_index, column_letters
 
 F64 = NDArray[np.float64]
@@ -20,17 +21,10 @@ Cell = tuple[int, int]
 
 SQRT3 = math.sqrt(3.0)
 
+#: every cell (x, y) of a side-n board, top row first (B-B1)
+board_cells = hexagon_cells
 
-@lru_cache(maxsize=4)
-def board_cells(side: int) -> tuple[Cell, ...]:
-    """Every cell of the side-``side`` hexagon (B-B1), row by row from the top."""
-    rows = 2 * side
-    out: list[Cell] = []
-    for y in range(rows):
-        first = side - 1 - min(y, rows - 1 - y)
-        last = 4 * side - 2 - first
-        out.extend((x, y) for x in range(first, last + 1))
-    return tuple(out)
+
 
 
 def cell_name(cell: Cell, side: int) -> str:

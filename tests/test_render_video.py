@@ -81,3 +81,25 @@ def test_render_video_deterministic_and_mp4(tmp_path: Any) -> None:
         assert frame.shape[:2] == (SMALL[1], SMALL[0])
         n += 1
     assert n == len(lines)
+
+
+def test_triolet_take_back_tiles_are_tiles_the_game_still_has_t_b3() -> None:
+    """A wrong attempt lays other values on the same squares, never more of a value than T-B3 has."""
+    import numpy as np
+
+    from engine.triolet.tiles import VALUE_COUNTS
+    from vision.render.difficulty import difficulty
+    from vision.render.styles import StylePool
+    from vision.render.triolet import TilePlacement
+    from vision.render.video import _Triolet
+
+    ad = _Triolet(VideoSpec(game="triolet", seed=3), None, np.random.default_rng(3), difficulty("easy"), StylePool())
+    fifteens = [TilePlacement(f"{c}1", 15, False, 0, 0.0, (0.0, 0.0)) for c in "ABC"]
+    on_table = [TilePlacement("H8", 14, False, 0, 0.0, (0.0, 0.0)), fifteens[0]]
+    for _ in range(50):
+        wrong = ad.wrong_items(fifteens[1:], on_table)
+        assert [t.square for t in wrong] == ["B1", "C1"]
+        values = [t.value for t in wrong]
+        assert 15 not in values and 14 not in values  # the only 15 and 14 are on the table
+        counts = np.bincount([t.value for t in on_table if not t.wild] + values, minlength=16)
+        assert all(int(counts[v]) <= VALUE_COUNTS[v] for v in range(16))

@@ -204,3 +204,53 @@ def test_no_correction_without_a_plausible_other_reading() -> None:
     t.decide()
     t.tile("J8", "1")
     assert [d.kind for d in t.decide()] == ["illegal"]
+
+
+def six_three(t: Table) -> Table:
+    """H8 6, I8 3: a trio H8–J8 must then total 15 (T-P4), so J8 can only be a 6."""
+    t.tile("H8", "6").tile("I8", "3")
+    assert [d.kind for d in t.decide()] == ["place"]
+    return t
+
+
+def test_a_six_read_as_nine_is_taken_when_the_nine_is_only_somewhat_surer_T_P4() -> None:
+    t = six_three(Table())
+    t.shows("J8", ("9", 0.8), ("6", 0.15), (EMPTY, 0.05))
+    [d] = t.decide()
+    assert d.kind == "place"
+    assert [(x.square, x.value) for x in d.event.tiles] == [("J8", 6)]  # type: ignore[union-attr]
+
+
+def test_a_sure_nine_that_breaks_a_trio_is_reported_illegal_T_P4() -> None:
+    """A 6 barely considered is not used to hide an illegal attempt (players do lay wrong tiles)."""
+    t = six_three(Table())
+    t.shows("J8", ("9", 0.97), ("6", 0.02), (EMPTY, 0.01))
+    [d] = t.decide()
+    assert d.kind == "illegal"
+    assert d.verdict is not None and [r.code for r in d.verdict.reasons] == ["trio_not_15"]
+
+
+def test_an_illegal_report_the_players_build_on_is_taken_as_its_legal_reading_T_P4() -> None:
+    """The attempt stays and the next player lays beside it: it was a misread 6 after all; both
+    placements are committed, each for its own player."""
+    t = six_three(Table())
+    t.shows("J8", ("9", 0.97), ("6", 0.02), (EMPTY, 0.01))
+    assert [d.kind for d in t.decide()] == ["illegal"]
+    t.tile("J9", "2")
+    out = t.decide()
+    assert [d.kind for d in out] == ["place", "place"]
+    first, second = (d.event for d in out)
+    assert [(x.square, x.value) for x in first.tiles] == [("J8", 6)] and first.player == 1  # type: ignore[union-attr]
+    assert [(x.square, x.value) for x in second.tiles] == [("J9", 2)] and second.player == 0  # type: ignore[union-attr]
+    assert out[0].extra.get("accepted")
+
+
+def test_more_tiles_by_the_same_player_are_judged_together_first_T_P3() -> None:
+    """An attempt that becomes legal with the tiles laid next is one placement of the same player."""
+    t = opening(Table())
+    t.tile("J9", "4")  # touches nothing yet (T-P3)
+    assert [d.kind for d in t.decide()] == ["illegal"]
+    t.tile("I9", "2")  # now I9 joins I8 and J9 in one line
+    [d] = t.decide()
+    assert d.kind == "place" and d.event is not None and d.event.player == 1
+    assert sorted((x.square, x.value) for x in d.event.tiles) == [("I9", 2), ("J9", 4)]  # type: ignore[attr-defined]

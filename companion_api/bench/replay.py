@@ -49,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def cache_folder(args: argparse.Namespace) -> Path:
     base = Path(args.cache) if args.cache else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / \
         "table-companion" / "bench-replay"
-    return base / f"{args.game}-{args.difficulty}-fps{args.fps:g}-ev{args.max_events}-v1"
+    return base / f"{args.game}-{args.difficulty}-fps{args.fps:g}-ev{args.max_events}-v2"
 
 
 def ensure_videos(args: argparse.Namespace) -> list[Path]:

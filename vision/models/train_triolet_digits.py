@@ -45,10 +45,15 @@ RECIPE: tuple[tuple[int, int], ...] = ((2400, 200), (3000, 150), (3150, 150), (3
 #: the candidate's extra ranges (rendered in 30-frame chunks on two cores: same crops, same order)
 MORE: tuple[tuple[int, int], ...] = ((10000, 1140), (20000, 1140))
 DIFFS = ("easy", "normal", "normal", "hard", "hard")
+#: frames for the ``--hands-only`` files (the difficulties with hands)
+HAND_DIFFS = ("normal", "hard")
 
 
-def frame_samples(seed: int, diff: str) -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
-    """Square crops and labels of one rendered frame (``None`` if the locator misses the board)."""
+def frame_samples(seed: int, diff: str, hands_only: bool = False) -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
+    """Square crops and labels of one rendered frame (``None`` if the locator misses the board).
+
+    ``hands_only``: only the empty squares a hand or arm partly covers, labelled empty (a forearm
+    over an empty square is not a tile)."""
     fr = random_frame("triolet", seed, diff, pool=training_pool())
     img = fr.image
     try:
@@ -72,24 +77,31 @@ def frame_samples(seed: int, diff: str) -> tuple[NDArray[np.uint8], NDArray[np.i
     ys: list[int] = []
     empties = [(c, r) for r in range(15) for c in range(15) if (c, r) not in labels]
     rng.shuffle(empties)
-    for (c, r), y in list(labels.items()) + [(e, EMPTY) for e in empties[:45]]:
+    def covered(c: int, r: int) -> float:
         x0, y0 = round((MARGIN + c) * PITCH), round((MARGIN + r) * PITCH)
-        if occ[y0:y0 + PITCH, x0:x0 + PITCH].mean() > 255 * 0.15:
-            continue  # under a hand: not a lesson
-        squares.append((c, r))
+        return float(occ[y0:y0 + PITCH, x0:x0 + PITCH].mean()) / 255.0
+
+    if hands_only:
+        picked = [((c, r), EMPTY) for c, r in empties if covered(c, r) > 0.05]
+    else:  # a tile under a hand is not a lesson (its value may not show)
+        chosen = list(labels.items()) + [(e, EMPTY) for e in empties[:45]]
+        picked = [(sq, y) for sq, y in chosen if covered(*sq) <= 0.15]
+    for sq, y in picked:
+        squares.append(sq)
         ys.append(y)
     if not squares:
         return None
     return square_crops(rect, squares), np.array(ys, np.int64)
 
 
-def make_data(start: int, count: int, out: Path) -> None:
+def make_data(start: int, count: int, out: Path, hands_only: bool = False) -> None:
     xs, ys = [], []
     t0 = time.time()
     skipped = 0
     for i in range(start, start + count):
         try:
-            res = render_with_timeout(60.0, frame_samples, TRAIN_SEED_BASE + i, DIFFS[i % len(DIFFS)])
+            res = render_with_timeout(60.0, frame_samples, TRAIN_SEED_BASE + i,
+                                      HAND_DIFFS[i % 2] if hands_only else DIFFS[i % len(DIFFS)], hands_only)
         except Exception as exc:  # a locator bug must not cost the whole batch
             print(f"frame {i}: {type(exc).__name__}: {exc}", file=sys.stderr)
             res = None
@@ -200,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--start", type=int, default=0)
     d.add_argument("--count", type=int, default=300)
     d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--hands-only", action="store_true", help="only empty squares under a hand, labelled empty")
     t = sub.add_parser("train")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=16)
@@ -213,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.cmd == "data":
-        make_data(a.start, a.count, a.out)
+        make_data(a.start, a.count, a.out, a.hands_only)
     elif a.cmd == "recipe":
         a.work.mkdir(parents=True, exist_ok=True)
         ranges = RECIPE + MORE if a.more else RECIPE

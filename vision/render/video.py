@@ -78,7 +78,8 @@ class _Adapter:
     def new_items(self, step: Any) -> list[Any]:
         raise NotImplementedError
 
-    def wrong_items(self, items: list[Any]) -> list[Any]:
+    def wrong_items(self, items: list[Any], on_table: list[Any]) -> list[Any]:
+        """What a player lays by mistake instead of ``items`` (and then takes back)."""
         return items
 
     def target(self, item: Any) -> tuple[float, float]:
@@ -108,8 +109,21 @@ class _Triolet(_Adapter):
                                      uni(self.rng, (-d.askew_deg, d.askew_deg)), off))
         return out
 
-    def wrong_items(self, items: list[Any]) -> list[Any]:
-        return [replace(t, value=(t.value + int(self.rng.integers(1, 15))) % 16, wild=False) for t in items]
+    def wrong_items(self, items: list[Any], on_table: list[Any]) -> list[Any]:
+        """Other values on the same squares, each one a tile the game still has in play (T-B3):
+        a player can only lay tiles that exist."""
+        from engine.triolet.tiles import VALUE_COUNTS
+        left = list(VALUE_COUNTS)
+        for t in on_table:
+            if not t.wild:
+                left[t.value] -= 1
+        out = []
+        for t in items:
+            choices = [v for v in range(len(left)) if left[v] > 0 and v != t.value]
+            v = choices[int(self.rng.integers(len(choices)))]
+            left[v] -= 1
+            out.append(replace(t, value=v, wild=False))
+        return out
 
     def target(self, item: Any) -> tuple[float, float]:
         from .triolet import square_centre_mm
@@ -216,7 +230,7 @@ class _Triangles(_Adapter):
                              (uni(self.rng, (-j[0], j[0])), uni(self.rng, (-j[0], j[0]))), uni(self.rng, (-j[1], j[1])))
                 for p in step.placed]
 
-    def wrong_items(self, items: list[Any]) -> list[Any]:
+    def wrong_items(self, items: list[Any], on_table: list[Any]) -> list[Any]:
         return [replace(t, values=(t.values[1], t.values[2], t.values[0])) for t in items]
 
     def target(self, item: Any) -> tuple[float, float]:
@@ -315,7 +329,7 @@ def _timeline(spec: VideoSpec, ad: _Adapter, cam: CameraSpec, look: LookSpec, rn
                 yield _Moment(list(items), (), cam, look, "nudge", idx, False)
         if new:
             if rng.random() < spec.takeback_prob:
-                wrong = ad.wrong_items(new)
+                wrong = ad.wrong_items(new, items)
                 yield from lay(seat, wrong, idx, "takeback")
                 yield from rest(uni(rng, (0.3, 0.8)), idx, "takeback", stable=False)
                 for m in take_back(seat, wrong, idx):

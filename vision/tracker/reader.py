@@ -4,7 +4,8 @@ Locating uses ``locate_board(image, "triolet")``. Reading runs ``read_triolet`` 
 tracker's own board fix as the location (so square names follow the tracker's frame, which
 stays fixed when the board is located again), and keeps the raw per-square class
 probabilities of the cells asked for (the tracker applies the rules itself, with the engine).
-A closer look (``effort`` > 0) averages reads over the fix shifted by a fraction of a square.
+A closer look (``effort`` > 0) takes per class the median of reads over the fix shifted by a
+fraction of a square.
 """
 
 from __future__ import annotations
@@ -80,9 +81,11 @@ class ReaderObserver:
     def read(self, frame: Frame, fix: BoardFix, cells: Sequence[str], effort: int = 0) -> dict[str, CellRead]:
         probs = self._probs(frame.image, fix)
         if effort > 0:
-            for s in LOOK_SHIFTS:
-                probs = probs + self._probs(frame.image, fix, s)
-            probs = probs / (1 + len(LOOK_SHIFTS))
+            # per class the median over the reads: one read thrown off by its shift (a count digit
+            # cut off, a neighbour's edge) must not outvote the others
+            stack = np.stack([probs] + [self._probs(frame.image, fix, s) for s in LOOK_SHIFTS])
+            probs = np.median(stack, axis=0)
+            probs = probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-9)
         out: dict[str, CellRead] = {}
         for name in cells:
             col, row = self.layout.position(name)

@@ -46,7 +46,7 @@ class TrioletFollower:
 
     def __init__(self, min_ratio: float = 0.25, max_readings: int = 120, swap_confidence: float = 0.8,
                  gone_confidence: float = 0.7, correct_floor: float = 0.1,
-                 twin_ratio: float = 0.01) -> None:
+                 twin_ratio: float = 0.1, went_on_ratio: float = 0.005) -> None:
         #: a less probable legal reading is taken only if its probability is at least this
         #: fraction of the best reading's
         self.min_ratio = min_ratio
@@ -54,6 +54,8 @@ class TrioletFollower:
         #: ... or this fraction when it differs only by 6 ↔ 9 (a tile turned half round: T-B3's
         #: count digit is all that tells them apart)
         self.twin_ratio = twin_ratio
+        #: ... or this fraction for an attempt reported illegal that the players then built on
+        self.went_on_ratio = went_on_ratio
         #: a committed tile of the last placement read as another value this surely was replaced
         self.swap_confidence = swap_confidence
         #: a committed tile counts as taken back once the square reads empty this surely
@@ -180,6 +182,12 @@ class TrioletFollower:
             self.pending_illegal = None
             self.pending_cells = ()
             return [Decision("place", event, entry.verdict, entry, tuple(added), built.prob, built.extra)]
+        went_on = self._game_went_on(session, added, seen, meta)
+        if went_on:
+            rest = [c for c in added if c not in self.pending_cells]
+            self.pending_illegal = None
+            self.pending_cells = ()
+            return went_on + self._placement(session, rest, seen, reread, meta)
         fixed = self._correct_earlier(session, built, added, seen, reread, meta)
         if fixed:
             self.pending_illegal = None
@@ -191,6 +199,24 @@ class TrioletFollower:
         self.pending_cells = tuple(added)
         entry = session.submit(event)
         return [Decision("illegal", event, entry.verdict, entry, tuple(added), built.prob, built.extra)]
+
+    def _game_went_on(self, session: Session, added: list[str], seen: dict[str, CellRead], meta: EventMeta
+                      ) -> list[Decision]:
+        """An attempt reported illegal was left on the table and the next tiles came beside it: the
+        players took it as legal, so it was most likely misread. Its most probable legal reading
+        within ``went_on_ratio`` of the best one is committed (the phone can still correct it)."""
+        if self.pending_illegal is None or not self.pending_cells:
+            return []
+        pend = [c for c in self.pending_cells if c in added]
+        if len(pend) != len(self.pending_cells) or len(pend) == len(added):
+            return []
+        built = self._best(self._state(session), [seen[c] for c in pend], self.went_on_ratio, self.went_on_ratio)
+        if built is None or not built.verdict.legal:
+            return []
+        event = replace(built.event, meta=replace(meta, confidence=round(built.prob, 4)))
+        entry = session.submit(event)
+        extra = {**built.extra, "accepted": "the game went on after it"}
+        return [Decision("place", event, entry.verdict, entry, tuple(pend), built.prob, extra)]
 
     def _correct_earlier(self, session: Session, built: Built, added: list[str], seen: dict[str, CellRead],
                          reread: Reread, meta: EventMeta) -> list[Decision]:
@@ -247,13 +273,16 @@ class TrioletFollower:
             return out
         return []
 
-    def _best(self, state: TrioletState, reads: Sequence[CellRead]) -> Built | None:
+    def _best(self, state: TrioletState, reads: Sequence[CellRead], min_ratio: float | None = None,
+              twin_ratio: float | None = None) -> Built | None:
         """The most probable legal reading (within ``min_ratio`` of the best), else the best one."""
+        min_ratio = self.min_ratio if min_ratio is None else min_ratio
+        twin_ratio = self.twin_ratio if twin_ratio is None else twin_ratio
         first: Built | None = None
         for combo, prob in joint_readings(reads, self.max_readings):
-            if first is not None and prob < self.min_ratio * first.prob:
+            if first is not None and prob < min_ratio * first.prob:
                 twins = all(a == b or {a, b} == TWINS for (_c, a), (_d, b) in zip(combo, first.combo, strict=True))
-                if not twins or prob < self.twin_ratio * first.prob:
+                if not twins or prob < twin_ratio * first.prob:
                     continue
             b = self._build(state, combo, prob)
             if b.verdict.legal:

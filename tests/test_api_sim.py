@@ -131,7 +131,8 @@ def _reader_available() -> bool:
 
 
 def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 60.0) -> list[dict[str, Any]]:
-    """Run the live simulated table (unpaced) until ``placements`` legal ones are logged; its events."""
+    """Run the live simulated table (unpaced) until ``placements`` legal ones stand (placed, not
+    taken back); its events."""
     from companion_api.app import create_app
     from companion_api.live_sim import LiveSimSource
 
@@ -147,7 +148,8 @@ def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 6
         deadline = time.monotonic() + timeout
         while True:
             got = c.get("/api/events", params=tok).json()["events"]
-            if sum(1 for e in got if e["type"] == "place") >= placements:
+            kept = sum(1 for e in got if e["type"] == "place") - sum(1 for e in got if e["type"] == "undo")
+            if kept >= placements:
                 return list(got)
             assert time.monotonic() < deadline, got
             time.sleep(0.1)
@@ -183,6 +185,8 @@ def test_live_sim_tracker_logs_the_rendered_game_and_resumes_T_P1(tmp_path: Path
         obj = {k: v for k, v in e.items() if k in ("type", "player", "tiles", "seq", "event", "count", "values")}
         if e["type"] == "illegal":
             obj["type"] = e["attempt"]
+        if e["type"] in ("undo", "correct"):  # a take-back the players made (docs/serve.md: `target`)
+            obj["seq"] = e["target"]
         session.submit(parse_event_line(obj, header))
     placed = [ev for s, ev in session.effective_events() if ev.type == "place" and session.entries[s - 1].verdict.legal]
     truth = [dataclasses.replace(e, player=(e.player - g.truth_header.first_player) % 2)

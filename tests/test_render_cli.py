@@ -66,3 +66,10 @@ def test_render_bench_prints_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "render", "--game", "triominos", "--count", "1", "--size", "320x180"]) == 0
     out = capsys.readouterr().out
     assert "frames/s" in out and "triominos" in out and "320x180" in out
+
+
+def test_render_cli_offers_every_difficulty_preset() -> None:
+    from companion_api.cli import render
+    from vision.render.difficulty import DIFFICULTIES
+
+    assert set(render.DIFFICULTIES) == set(DIFFICULTIES)

@@ -198,6 +198,22 @@ def test_an_earlier_misread_is_corrected_when_a_later_move_proves_it_T_P4() -> N
     assert t.follower.committed_cells(t.session)["H8"] == "11"
 
 
+def test_a_misread_beside_a_wild_is_corrected_and_the_wild_declared_again_T_P6() -> None:
+    """H8 3, I8 wild, J8 read 12 (2 at 0.35): the wild was declared 0 (3 + 0 + 12 = 15). J9 = 13
+    under J8 makes 12 + 13 = 25; J8 = 2 makes both moves legal, and the wild must then be 10."""
+    t = Table()
+    t.tile("H8", "3").tile("I8", "wild").shows("J8", ("12", 0.6), ("2", 0.35), (EMPTY, 0.05))
+    [first] = t.decide()
+    assert first.kind == "place" and first.event is not None
+    assert {x.square: x.value for x in first.event.tiles} == {"H8": 3, "I8": 0, "J8": 12}  # type: ignore[attr-defined]
+    t.tile("J9", "13")
+    decisions = t.decide()
+    assert [d.kind for d in decisions] == ["correct", "place"]
+    line = decisions[0].event.to_json()  # type: ignore[union-attr]
+    assert {x["square"]: x["value"] for x in line["event"]["tiles"]} == {"H8": 3, "I8": 10, "J8": 2}
+    assert [x.get("wild", False) for x in line["event"]["tiles"]] == [False, True, False]
+
+
 def test_no_correction_without_a_plausible_other_reading() -> None:
     t = Table()
     t.tile("H8", "12").tile("I8", "3")

@@ -103,3 +103,26 @@ def test_an_arm_from_the_edge_covers_the_board_a_tile_does_not() -> None:
     cm = change_map(tile, ref)
     assert cm.changed.any()
     assert not find_cover(cm.changed, tile.valid, 2, 15).covered
+
+
+def test_a_located_board_off_by_whole_squares_snaps_to_the_window_nearest_the_old_fix() -> None:
+    """The locator may pick the wrong 15×15 window of the lattice; a nudge moves less than a square."""
+    import numpy as np
+
+    from vision.tracker.layout import corner_shift, snap_to_lattice
+    from vision.tracker.observer import BoardFix
+
+    old = BoardFix.from_corners([(340, 54), (941, 31), (980, 641), (352, 667)])
+    nudged_h = old.homography @ np.array([[1, 0, 0.3], [0, 1, -0.2], [0, 0, 1]], np.float64)
+    unit = np.array([[0, 0, 1], [15, 0, 1], [15, 15, 1], [0, 15, 1]], np.float64)
+
+    def fix_of(h: np.ndarray) -> BoardFix:
+        c = unit @ h.T
+        return BoardFix.from_corners(c[:, :2] / c[:, 2:3])
+
+    truth = fix_of(nudged_h)
+    wrong_window = fix_of(nudged_h @ np.array([[1, 0, 3], [0, 1, -1], [0, 0, 1]], np.float64))
+    assert corner_shift(wrong_window, old) > 2.5
+    snapped = snap_to_lattice(wrong_window, old)
+    assert corner_shift(snapped, truth) < 1e-4
+    assert snap_to_lattice(truth, old) is truth  # already the nearest window: unchanged

@@ -10,7 +10,10 @@ Stages (each a function below, named after what it does):
    gives a playing-area quad and a grid score.
 3. ``refine_with_grid_lines`` — chesscog-style: the playing area is re-rectified with a margin,
    each of the 16+16 grid lines is found band by band near where it should be, lines are fitted
-   robustly, their 256 crossings give a least-squares homography (``cv2.findHomography``).
+   robustly, their 256 crossings give a least-squares homography (``cv2.findHomography``);
+   last, the lens bending (one division-model coefficient) and the homography are fitted
+   jointly to all line samples (``locate_lens.fit_lens_to_grid``), so the corners follow the
+   bent outer lines instead of a straight extrapolation.
 4. ``premium_pattern_score`` — the special squares (T-B2) must stand out from plain squares
    where the grid says they are; a shift by one square breaks that pattern.
 
@@ -29,6 +32,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.locate_lens import fit_lens_to_grid
+
 F64 = NDArray[np.float64]
 # OpenCV's stubs do not carry dtypes: images are typed loosely, float64 geometry strictly.
 F32 = NDArray[Any]
@@ -40,7 +45,7 @@ WORK_SIDE = 640  # longest side of the working image for the search
 CAND_SIDE = 256  # rectified candidate size for the comb search
 REFINE_PITCH = 24  # px per square when refining grid lines
 MIN_GRID_SCORE = 0.30
-ESTIMATE_LENS = False  # division-model bending from the grid lines: not yet reliable (see READER.md)
+FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
 MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 STRONG_GRID_SCORE = 1.7
@@ -640,74 +645,6 @@ class Lens:
         return np.asarray(c + d, np.float64)
 
 
-def _straightness(lines: list[F64], lens: Lens) -> float:
-    tot, n = 0.0, 0
-    for p in lines:
-        if len(p) < 5:
-            continue
-        q = lens.undistort(p)
-        keep = np.ones(len(q), bool)
-        res = np.zeros(len(q))
-        for _ in range(2):
-            m = q[keep].mean(axis=0)
-            _, vec = np.linalg.eigh((q[keep] - m).T @ (q[keep] - m))
-            res = np.abs((q - m) @ vec[:, 0])
-            keep = res <= max(0.3, 2.5 * float(np.median(res)))
-        tot += float((res[keep] ** 2).sum())
-        n += int(keep.sum())
-    return tot / max(n, 1)
-
-
-def estimate_lens(lines: list[F64], image_size: tuple[int, int]) -> Lens:
-    """The division-model ``k`` that makes the grid lines straightest (0 if it gains little)."""
-    w, h = image_size
-    centre = ((w - 1) / 2.0, (h - 1) / 2.0)
-    f = float(max(w, h))
-    ks = np.linspace(-0.6, 0.6, 49)
-    costs = np.array([_straightness(lines, Lens(float(k), centre, f)) for k in ks])
-    i = int(np.argmin(costs))
-    k = float(ks[i])
-    if 0 < i < len(ks) - 1:
-        y0, y1, y2 = costs[i - 1], costs[i], costs[i + 1]
-        den = y0 - 2 * y1 + y2
-        if den > 0:
-            k += float(0.5 * (y0 - y2) / den) * float(ks[1] - ks[0])
-    base = _straightness(lines, Lens(0.0, centre, f))
-    best = _straightness(lines, Lens(k, centre, f))
-    if best > 0.8 * base:
-        k = 0.0
-    return Lens(k, centre, f)
-
-
-def homography_from_lines(lines: list[F64], lens: Lens) -> F64 | None:
-    """Units → undistorted-pixel homography from the crossings of straight fits of the undistorted
-    interior grid lines (lines 1–14 of each family)."""
-    fits: list[tuple[int, bool, F64] | None] = []
-    for idx, p in enumerate(lines):
-        k, vertical = idx % (SIZE + 1), idx <= SIZE
-        if not 0 < k < SIZE or len(p) < 5:
-            continue
-        q = lens.undistort(p)
-        m = q.mean(axis=0)
-        _, vec = np.linalg.eigh((q - m).T @ (q - m))
-        nrm = vec[:, 0]
-        fits.append((k, vertical, np.array([nrm[0], nrm[1], -float(nrm @ m)])))
-    vs = [f for f in fits if f is not None and f[1]]
-    hs = [f for f in fits if f is not None and not f[1]]
-    if len(vs) < 5 or len(hs) < 5:
-        return None
-    src, dst = [], []
-    for i, _, lv in vs:
-        for j, _, lh in hs:
-            x = np.cross(lv, lh)
-            if abs(x[2]) < 1e-12:
-                continue
-            src.append([i, j])
-            dst.append(x[:2] / x[2])
-    hm, _ = cv2.findHomography(np.array(src, np.float64), np.array(dst, np.float64), cv2.RANSAC, 1.5)
-    return None if hm is None else np.asarray(hm, np.float64)
-
-
 def _mesh(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], vl: list[tuple[float, float] | None],
           hl: list[tuple[float, float] | None], pitch: int, margin: int, h_units: F64) -> F64 | None:
     """16×16 crossings (index [row line, column line]) of curved fits, image pixels; lines not found
@@ -840,16 +777,11 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     _, h_ref, _, _ = scored[0]
     h_ref, share, mesh, samples = refine_with_grid_lines(gray, h_ref, rounds=1)
     lens: Lens | None = None
-    if samples and ESTIMATE_LENS:
-        lens = estimate_lens(samples, (w, h))
-        if lens.k != 0.0:
-            h_u = homography_from_lines(samples, lens)
-            if h_u is None:
-                lens = None
-            else:
-                h_ref = h_u
-        else:
-            lens = None
+    if samples and FIT_LENS:
+        bent = fit_lens_to_grid(samples, h_ref, (w, h))
+        if bent is not None:
+            h_ref = bent.h_units
+            lens = Lens(bent.k, ((w - 1) / 2.0, (h - 1) / 2.0), float(max(w, h)))
     h_before = h_ref
     h_ref, prem = _best_shift(image, h_ref)
     conf = float(np.clip(0.5 * share + 0.5 * np.clip(prem * 2.5, 0, 1), 0, 1))

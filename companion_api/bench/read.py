@@ -2,7 +2,8 @@
 
 Rows: ``easy``, ``normal``, ``hard`` frames from the styles the reader was trained on (seeds never
 used in training), then ``held-out`` frames drawn only from styles it never saw (normal
-difficulty; ``vision.triolet.holdout``). Timing runs on one core (``cv2.setNumThreads(1)``, one
+difficulty; ``vision.triolet.holdout``), then ``steep``: normal pictures taken 45–60° from straight
+above (training styles, unseen seeds). Timing runs on one core (``cv2.setNumThreads(1)``, one
 BLAS thread):
 wall-clock median/p95 and the process CPU time (honest on a shared machine).
 
@@ -27,13 +28,13 @@ import numpy as np
 from ..cli.common import CliError
 from .table import format_table
 
-ROWS = ("easy", "normal", "hard", "held-out")
+ROWS = ("easy", "normal", "hard", "held-out", "steep")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default="triolet", choices=["triolet", "trigon", "triominos", "trio_domino"],
                    help="which game's reader (trigon and the tile games: companion_api/bench/read_others.py)")
-    p.add_argument("--frames", type=int, default=170, help="frames per row (4 rows: easy, normal, hard, held-out)")
+    p.add_argument("--frames", type=int, default=170, help="frames per row (rows: easy, normal, hard, held-out, steep)")
     p.add_argument("--seed", type=int, default=0, help="first seed (rows use seed + row·100000 + i)")
     p.add_argument("--calibration", nargs="?", const="profile", choices=["profile", "truth"], default=None,
                    help="profile (the default): per scene group, calibrate on one empty-board picture as "

@@ -12,7 +12,7 @@ from typing import Any
 from .common import CliError
 
 GAMES = ("triolet", "trigon", "triominos", "trio_domino")
-DIFFICULTIES = ("easy", "normal", "hard")
+DIFFICULTIES = ("easy", "normal", "hard", "steep")  # vision.render.difficulty (not imported: slow)
 
 
 def _size(text: str) -> tuple[int, int]:

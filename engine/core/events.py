@@ -189,5 +189,8 @@ def parse_common(obj: dict[str, Any], players: int, parse_inner: Any) -> Event |
 
 
 def _opt_player(obj: dict[str, Any], players: int) -> int | None:
+    """The optional seat of a correction or undo (``null`` reads as not given)."""
+    if obj.get("player") is None:
+        return None
     value: int | None = get_int(obj, "player", lo=0, hi=players - 1, default=None)
     return value

@@ -45,16 +45,21 @@ RECIPE: tuple[tuple[int, int], ...] = ((2400, 200), (3000, 150), (3150, 150), (3
 #: the candidate's extra ranges (rendered in 30-frame chunks on two cores: same crops, same order)
 MORE: tuple[tuple[int, int], ...] = ((10000, 1140), (20000, 1140))
 DIFFS = ("easy", "normal", "normal", "hard", "hard")
-#: frames for the ``--hands-only`` files (the difficulties with hands)
+#: frames for the ``--hands-only`` and ``--empty-board`` files (the difficulties with hands)
 HAND_DIFFS = ("normal", "hard")
 
 
-def frame_samples(seed: int, diff: str, hands_only: bool = False) -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
+def frame_samples(seed: int, diff: str, mode: str = "all") -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
     """Square crops and labels of one rendered frame (``None`` if the locator misses the board).
 
-    ``hands_only``: only the empty squares a hand or arm partly covers, labelled empty (a forearm
-    over an empty square is not a tile)."""
-    fr = random_frame("triolet", seed, diff, pool=training_pool())
+    ``mode``: ``"all"`` (every visible tile and 45 empty squares), ``"hands"`` (only the empty
+    squares a hand or arm partly covers, labelled empty: a forearm over an empty square is not a
+    tile), ``"empty-board"`` (a board before the first move: the centre square H8, which games
+    cover at once, and 24 other empty squares)."""
+    if mode == "empty-board":
+        fr = random_frame("triolet", seed, diff, pool=training_pool(), tiles=())
+    else:
+        fr = random_frame("triolet", seed, diff, pool=training_pool())
     img = fr.image
     try:
         loc = locate_board(img)
@@ -81,8 +86,12 @@ def frame_samples(seed: int, diff: str, hands_only: bool = False) -> tuple[NDArr
         x0, y0 = round((MARGIN + c) * PITCH), round((MARGIN + r) * PITCH)
         return float(occ[y0:y0 + PITCH, x0:x0 + PITCH].mean()) / 255.0
 
-    if hands_only:
+    if mode == "hands":
         picked = [((c, r), EMPTY) for c, r in empties if covered(c, r) > 0.05]
+    elif mode == "empty-board":
+        centre = (7, 7)
+        chosen = [(centre, EMPTY), *[(e, EMPTY) for e in empties if e != centre][:24]]
+        picked = [(sq, y) for sq, y in chosen if covered(*sq) <= 0.15]
     else:  # a tile under a hand is not a lesson (its value may not show)
         chosen = list(labels.items()) + [(e, EMPTY) for e in empties[:45]]
         picked = [(sq, y) for sq, y in chosen if covered(*sq) <= 0.15]
@@ -94,14 +103,14 @@ def frame_samples(seed: int, diff: str, hands_only: bool = False) -> tuple[NDArr
     return square_crops(rect, squares), np.array(ys, np.int64)
 
 
-def make_data(start: int, count: int, out: Path, hands_only: bool = False) -> None:
+def make_data(start: int, count: int, out: Path, mode: str = "all") -> None:
     xs, ys = [], []
     t0 = time.time()
     skipped = 0
     for i in range(start, start + count):
         try:
             res = render_with_timeout(60.0, frame_samples, TRAIN_SEED_BASE + i,
-                                      HAND_DIFFS[i % 2] if hands_only else DIFFS[i % len(DIFFS)], hands_only)
+                                      DIFFS[i % len(DIFFS)] if mode == "all" else HAND_DIFFS[i % 2], mode)
         except Exception as exc:  # a locator bug must not cost the whole batch
             print(f"frame {i}: {type(exc).__name__}: {exc}", file=sys.stderr)
             res = None
@@ -213,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--count", type=int, default=300)
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--hands-only", action="store_true", help="only empty squares under a hand, labelled empty")
+    d.add_argument("--empty-board", action="store_true", help="boards before the first move: H8 and other empties")
     t = sub.add_parser("train")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=16)
@@ -226,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.cmd == "data":
-        make_data(a.start, a.count, a.out, a.hands_only)
+        make_data(a.start, a.count, a.out, "hands" if a.hands_only else "empty-board" if a.empty_board else "all")
     elif a.cmd == "recipe":
         a.work.mkdir(parents=True, exist_ok=True)
         ranges = RECIPE + MORE if a.more else RECIPE

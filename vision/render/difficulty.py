@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 Range = tuple[float, float]
@@ -76,10 +76,13 @@ DIFFICULTIES: dict[str, Difficulty] = {
         motion=(0, 8), motion_prob=0.4, jpeg=(40, 95), saturation=(0.7, 1.3), gamma=(0.8, 1.2), cast_shadow_prob=0.3),
 }
 
+#: normal pictures taken from low down: 45–60° from straight above (the steepest a reader must handle)
+DIFFICULTIES["steep"] = replace(DIFFICULTIES["normal"], name="steep", tilt_deg=(45, 60))
+
 
 def difficulty(name: str) -> Difficulty:
     """The preset called ``name`` (``ValueError`` naming the choices otherwise)."""
     try:
         return DIFFICULTIES[name]
     except KeyError:
-        raise ValueError(f"unknown difficulty {name!r}; choose easy, normal or hard") from None
+        raise ValueError(f"unknown difficulty {name!r}; choose {', '.join(DIFFICULTIES)}") from None

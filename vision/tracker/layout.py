@@ -72,3 +72,28 @@ def corner_shift(a: BoardFix, b: BoardFix) -> float:
     """Largest corner displacement between two fixes, in squares."""
     d = np.linalg.norm(a.corners_array() - b.corners_array(), axis=1).max()
     return float(d) / max(1e-6, a.square_px())
+
+
+def snap_to_lattice(new: BoardFix, previous: BoardFix, reach: int = 4) -> BoardFix:
+    """``new`` moved by whole squares to lie nearest ``previous``.
+
+    A locator can find the lattice of squares right but pick the wrong 15×15 window of it (the
+    special squares misjudged under glare or tiles); between two pictures of a nudged board the
+    board moves far less than a square, so the window nearest the old one is the right one.
+    """
+    best, best_d = new, corner_shift(new, previous)
+    n = new.size
+    unit = np.array([[0, 0, 1], [n, 0, 1], [n, n, 1], [0, n, 1]], np.float64)
+    for dx in range(-reach, reach + 1):
+        for dy in range(-reach, reach + 1):
+            if dx == dy == 0:
+                continue
+            h = new.homography @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64)
+            c = unit @ h.T
+            if (c[:, 2] <= 0).any():
+                continue
+            moved = BoardFix.from_corners(c[:, :2] / c[:, 2:3], n, new.confidence)
+            d = corner_shift(moved, previous)
+            if d < best_d:
+                best, best_d = moved, d
+    return best

@@ -66,15 +66,30 @@ class ReaderObserver:
             loc = self._locate_mod.locate_board(frame.image, self.game)
         except self._locate_mod.BoardNotLocatedError:
             return None
-        return BoardFix.from_corners(loc.corners_px, self.layout.size, float(loc.confidence))
+        return BoardFix.from_corners(loc.corners_px, self.layout.size, float(loc.confidence), location=loc)
+
+    def _location(self, fix: BoardFix) -> tuple[Any, Any]:
+        """The units → pixels mapping of ``fix`` and its lens: the locator's own (lens bending
+        included) when ``fix`` is the located board, possibly turned to the tracker's frame; else
+        the fix's corner homography."""
+        loc = fix.extra.get("location")
+        if loc is not None and getattr(loc, "lens", None) is not None:
+            corner_h = BoardFix.from_corners(loc.corners_px, self.layout.size).homography
+            t = np.linalg.solve(corner_h, fix.homography)  # fix units → located units
+            n = self.layout.size
+            unit = np.array([[0, 0, 1], [n, 0, 1], [n, n, 1], [0, n, 1]], np.float64)
+            moved = unit @ t.T
+            moved = moved[:, :2] / moved[:, 2:3]
+            # the same board in a turned frame maps unit corners onto unit corners
+            if all(np.min(np.hypot(*(unit[:, :2] - m).T)) < 0.02 for m in moved):
+                return np.asarray(loc.homography, np.float64) @ t, loc.lens
+        return fix.homography, None
 
     def _probs(self, image: Any, fix: BoardFix, shift: tuple[float, float] = (0.0, 0.0)) -> Any:
-        h = fix.homography
+        h, lens = self._location(fix)
         if shift != (0.0, 0.0):
             h = h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]], np.float64)
-        corners = np.array([[0, 0, 1], [15, 0, 1], [15, 15, 1], [0, 15, 1]], np.float64) @ h.T
-        corners = corners[:, :2] / corners[:, 2:3]
-        loc = self._locate_mod.BoardLocation(tuple((float(x), float(y)) for x, y in corners), h, fix.confidence, {})
+        loc = self._locate_mod.BoardLocation(fix.corners_px, h, fix.confidence, {}, lens=lens)
         reading = self._reader_mod.read_triolet(image, location=loc, model_path=self.model_path)
         return np.asarray(reading.probs, np.float64)
 

@@ -30,7 +30,7 @@ from .appearance import Appearance, AppearanceConfig, change_map, misalignment, 
 from .cover import find_cover
 from .evidence import crop_cells
 from .follower import Follower
-from .layout import align_fix, corner_shift
+from .layout import align_fix, corner_shift, snap_to_lattice
 from .observer import BoardFix, BoardObserver, CellRead, Frame
 from .output import TrackerOutput
 
@@ -199,10 +199,11 @@ class MoveTracker:
     def _relocate(self, frame: Frame, current: Appearance) -> Appearance | None:
         """Find the board again; if it moved, adopt the new fix and return the new appearance.
 
-        First the rectified board is aligned with the last stable one (ECC: small nudges, light
-        changes); failing that the observer locates it. A new fix is taken only if, with it,
-        clearly fewer playing cells differ from the last stable board; a located fix must also
-        be plausible (corners inside the picture, moved at most ``max_jump`` squares).
+        Two candidates: the rectified board aligned with the last stable one (ECC: small nudges,
+        light changes), and the observer's located board, moved by whole squares to the window
+        nearest the old fix (``snap_to_lattice``) and plausible (corners inside the picture, moved
+        at most ``max_jump`` squares). Of those with which clearly fewer playing cells differ from
+        the last stable board, the one explaining it best is taken.
         """
         assert self.fix is not None
         ref = self._ref
@@ -220,7 +221,7 @@ class MoveTracker:
         self.stats.locates += 1
         located = self.observer.locate(frame, self.fix)
         if located is not None:
-            located = align_fix(located, self.fix)
+            located = snap_to_lattice(align_fix(located, self.fix), self.fix)
             h, w = frame.image.shape[:2]
             c = located.corners_array()
             slack = 0.01 * max(w, h)
@@ -230,6 +231,7 @@ class MoveTracker:
                 candidates.append(located)
             else:
                 self.stats.refused_fixes += 1
+        best: tuple[int, BoardFix, Appearance] | None = None
         for new in candidates:
             if corner_shift(new, self.fix) < self.options.min_move:
                 continue
@@ -238,11 +240,14 @@ class MoveTracker:
             if ref is not None and after > max(0.5 * before, 3):
                 self.stats.refused_fixes += 1
                 continue
-            self.fix = new
-            self.stats.relocations += 1
-            self._prev = app
-            return app
-        return None
+            if best is None or after < best[0]:
+                best = (after, new, app)
+        if best is None:
+            return None
+        self.fix = best[1]
+        self.stats.relocations += 1
+        self._prev = best[2]
+        return best[2]
 
     def _on_stable(self, frame: Frame, app: Appearance) -> list[TrackerOutput]:
         assert self.fix is not None

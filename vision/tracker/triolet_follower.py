@@ -227,7 +227,7 @@ class TrioletFollower:
         committed = self.committed_cells(session)
         involved = sorted({c for r in built.verdict.reasons for c in r.cells
                            if isinstance(c, str) and c in committed and c not in added}, key=_board_order)
-        if not involved or len(involved) > 3 or any(committed[c] == WILD for c in involved):
+        if not involved or len(involved) > 3:
             return []
         again = reread(involved)
         for c, r in again.items():
@@ -238,7 +238,7 @@ class TrioletFollower:
                 owners[t.square] = (seq, ev)
         for combo, _p in joint_readings([seen[c] for c in involved], self.max_readings):
             changes = {c: tok for c, tok in combo if tok != committed[c]}
-            if not changes or any(tok == WILD or seen[c].prob(tok) < self.correct_floor
+            if not changes or any(tok == WILD or committed[c] == WILD or seen[c].prob(tok) < self.correct_floor
                                   for c, tok in changes.items()):
                 continue
             trial = copy.deepcopy(session)
@@ -248,6 +248,7 @@ class TrioletFollower:
                 ev = next(e for s_, e in self._placements(trial) if s_ == seq)
                 tiles = tuple(replace(t, value=int(changes[t.square])) if t.square in changes else t
                               for t in ev.tiles)
+                tiles = _rewild(_state_before(trial, seq), tiles)
                 fix = Correct(player=None, seq=seq, event=replace(ev, tiles=tiles, meta=ev.meta), meta=meta)
                 entry = trial.submit(fix)
                 if not entry.verdict.legal or entry.rejudged or not trial.entries[seq - 1].verdict.legal:
@@ -308,6 +309,35 @@ class TrioletFollower:
         tiles = tuple(PlacedTile(c, values.get(c, 0) if tok == WILD else int(tok), tok == WILD) for c, tok in combo)
         event = Place(player=player, tiles=tiles)
         return Built(event, state.check(event), prob, combo, extra)
+
+
+def _state_before(session: Session, seq: int) -> TrioletState:
+    """The position before event ``seq`` (the effective events before it replayed)."""
+    effective = dict(session.effective_events())
+    state = session.game.new(session.header)
+    for entry in session.entries:
+        if entry.seq >= seq:
+            break
+        ev = effective.get(entry.seq)
+        if ev is None or isinstance(ev, Correct | Undo):
+            continue
+        if state.check(ev).legal:
+            state.apply(ev)
+    assert isinstance(state, TrioletState)
+    return state
+
+
+def _rewild(state: TrioletState, tiles: tuple[PlacedTile, ...]) -> tuple[PlacedTile, ...]:
+    """``tiles`` with a wild's value declared again for its corrected neighbours (T-P6): the first
+    value the runs allow, unchanged if none does."""
+    wilds = [k for k, t in enumerate(tiles) if t.wild]
+    if len(wilds) != 1:
+        return tiles
+    spec = [(t.square, None if t.wild else t.value, t.wild) for t in tiles]
+    options = wild_candidates(state, spec)
+    if not options or tiles[wilds[0]].value in options:
+        return tiles
+    return tuple(replace(t, value=options[0]) if t.wild else t for t in tiles)
 
 
 def _board_order(name: str) -> tuple[int, int]:

@@ -1,7 +1,8 @@
 """``read_triolet(image) -> TrioletReading``: which squares hold tiles and what they show.
 
 Stages (timed, chesscog-style): locate (``vision.locate``) → rectify at the tiles' top plane
-(``geometry``) → per-square features (``features``) → MLP class probabilities (``classifier``) →
+(``geometry``) → per-square features (``features``) → MLP class probabilities (``classifier``), the
+squares that may hold a tile re-read by a small CNN (``cnn``) in four quarter turns →
 game-aware decisions (``consistency``: T-B3/T-P7 counts, T-P4 runs). Every square keeps its top
 candidates with probabilities so a move tracker can prefer a legal reading; a doubtful square is
 reported with a low confidence, never silently guessed.
@@ -10,6 +11,7 @@ reported with a low confidence, never silently guessed.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from numpy.typing import NDArray
 from vision.locate import SIZE, BoardLocation, locate_board, order_corners, units_to_image
 
 from .classifier import EMPTY, WILD, load_model
+from .cnn import load_cnn
 from .consistency import decide
 from .features import features, square_crops
 from .geometry import rectified_board
@@ -35,8 +38,15 @@ LOW_CONFIDENCE = 0.6
 SIX_NINE_MIN_MARGIN = 0.12
 #: Squares whose "empty" probability is below this are also read in the other three quarter turns.
 TTA_BELOW_EMPTY = 0.9
+#: Extra quarter turns in which the squares that may hold a tile are read again (averaged).
+TTA_TURNS: tuple[int, ...] = (1, 2, 3)
 #: Probability of "empty" given to squares outside the picture (unknown, not reported as tiles).
 OUTSIDE_P_EMPTY = 0.55
+#: Square classifier: ``"mlp+cnn"`` (the MLP reads every square, the CNN re-reads the squares that
+#: may hold a tile: the most accurate, and cheaper than the CNN alone), ``"cnn"`` (the CNN alone,
+#: ``cnn.py``), ``"mlp"`` (HOG features + MLP alone, ``classifier.py``, the reader before the CNN)
+#: or ``"both"`` (the two averaged).
+CLASSIFIER = "mlp+cnn"
 
 
 @dataclass(frozen=True)
@@ -202,6 +212,39 @@ def settle_six_nine(probs: F32, crops: U8) -> None:
         probs[i, other] = both * (1.0 - share)
 
 
+def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None = None,
+                         cnn_path: str | None = None) -> F32:
+    """Class probabilities (n, 18) of square crops by ``CLASSIFIER``; squares that may hold a tile
+    (empty probability below ``TTA_BELOW_EMPTY``) are also read in the ``TTA_TURNS`` quarter turns,
+    averaged.
+    ``x``: the crops' ``features`` when already computed (MLP)."""
+
+    def mlp(c: U8) -> F32:
+        return load_model(model_path).proba(features(c))
+
+    def cnn(c: U8) -> F32:
+        return load_cnn(cnn_path).proba(c)
+
+    def turns_averaged(fn: Callable[[U8], F32], first: F32, idx: NDArray[np.intp]) -> F32:
+        acc = first.copy()
+        for k in TTA_TURNS:
+            acc += fn(np.ascontiguousarray(np.rot90(crops[idx], k, axes=(1, 2))))
+        return np.asarray(acc / (1.0 + len(TTA_TURNS)), np.float32)
+
+    # the CNN, or else the MLP, reads every square
+    probs = cnn(crops) if CLASSIFIER == "cnn" else load_model(model_path).proba(features(crops) if x is None else x)
+    maybe = np.where(probs[:, EMPTY] < TTA_BELOW_EMPTY)[0]
+    if not len(maybe):
+        return probs
+    if CLASSIFIER in ("cnn", "mlp"):
+        probs[maybe] = turns_averaged(cnn if CLASSIFIER == "cnn" else mlp, probs[maybe], maybe)
+    elif CLASSIFIER == "mlp+cnn":
+        probs[maybe] = turns_averaged(cnn, cnn(crops[maybe]), maybe)
+    else:  # both
+        probs[maybe] = (turns_averaged(mlp, probs[maybe], maybe) + turns_averaged(cnn, cnn(crops[maybe]), maybe)) / 2.0
+    return probs
+
+
 def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int) -> None:
     """Squares whose centre falls outside the picture cannot be read: they get an uninformative
     distribution (slightly more likely empty, so they are not reported as tiles)."""
@@ -214,13 +257,15 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int) -> 
 
 
 def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation | None = None,
-                 keep_images: bool = False, model_path: str | None = None) -> TrioletReading:
+                 keep_images: bool = False, model_path: str | None = None,
+                 cnn_path: str | None = None) -> TrioletReading:
     """Read a Triolet board from one BGR picture.
 
     ``calibration``: a profile path or ``Profile``; when the picture still fits its stored board
     (``profile_still_fits``), its corners and intrinsics replace the search, else the board is searched
     for (``located_by``, ``fit_reason`` and the ``validate`` timing say which and why).
     ``location``: a board already located in this picture (e.g. by a tracker).
+    ``model_path`` / ``cnn_path``: other MLP / CNN weight files than the committed ones.
     Raises ``vision.locate.BoardNotLocatedError`` when no board is visible."""
     t0 = time.perf_counter()
     located_by, fit_reason = "search", ""
@@ -243,18 +288,11 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     rect = rectified_board(work, loc_work)
     t2 = time.perf_counter()
     crops = square_crops(rect)
-    x = features(crops)
+    x = features(crops) if CLASSIFIER != "cnn" else None
     t3 = time.perf_counter()
-    model = load_model(model_path)
-    probs = model.proba(x)
-    # squares that may hold a tile are read again in their other three quarter turns (averaged)
-    maybe = np.where(probs[:, EMPTY] < TTA_BELOW_EMPTY)[0]
-    if len(maybe):
-        acc = probs[maybe].copy()
-        for k in (1, 2, 3):
-            acc += model.proba(features(np.ascontiguousarray(np.rot90(crops[maybe], k, axes=(1, 2)))))
-        probs[maybe] = acc / 4.0
-    settle_six_nine(probs, crops)
+    probs = square_probabilities(crops, x, model_path, cnn_path)
+    if CLASSIFIER == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
+        settle_six_nine(probs, crops)
     _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     t4 = time.perf_counter()
     choices = decide(probs)

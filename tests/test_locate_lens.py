@@ -1,0 +1,70 @@
+"""Lens bending in the board locator: corners follow the bent grid lines (INTERFACES §3 corners)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.locate import SIZE, Lens, apply_h, locate_board, units_to_image
+from vision.locate_lens import fit_lens_to_grid
+from vision.render import random_frame
+from vision.triolet.holdout import training_pool
+
+W, H = 1280, 720
+UNIT = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
+
+
+def _pitch(corners: np.ndarray) -> float:
+    return float(np.mean(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T))) / SIZE
+
+
+def _synthetic_samples(h_units: np.ndarray, lens: Lens, noise: float, seed: int) -> list[np.ndarray]:
+    """Points along the 16 + 16 grid lines as a bent camera sees them (15 per line, one per square)."""
+    rng = np.random.default_rng(seed)
+    along = np.arange(SIZE) + 0.5
+    out = []
+    for vertical in (True, False):
+        for k in range(SIZE + 1):
+            uv = np.stack([np.full(SIZE, float(k)), along] if vertical else [along, np.full(SIZE, float(k))], axis=1)
+            p = lens.distort(apply_h(h_units, uv))
+            out.append(p + rng.normal(0.0, noise, p.shape))
+    return out
+
+
+@pytest.mark.parametrize("k_true", [-0.4, -0.15, 0.0, 0.1])
+def test_locate_lens_recovers_bending_from_synthetic_grid(k_true: float) -> None:
+    """The joint fit finds the division-model k and puts the corners on the bent outer lines."""
+    corners = np.array([[420, 150], [900, 210], [930, 690], [260, 600]], np.float64)
+    h_true = units_to_image(corners)
+    lens = Lens(k_true, ((W - 1) / 2.0, (H - 1) / 2.0), float(W))
+    samples = _synthetic_samples(h_true, lens, noise=0.3, seed=7)
+    # start from the straight homography through the bent corners (what a plain fit gives)
+    fit = fit_lens_to_grid(samples, units_to_image(lens.distort(apply_h(h_true, UNIT))), (W, H))
+    assert fit is not None
+    assert abs(fit.k - k_true) < 0.06
+    got = Lens(fit.k, lens.centre, lens.f).distort(apply_h(fit.h_units, UNIT))
+    truth = lens.distort(apply_h(h_true, UNIT))
+    assert np.max(np.hypot(*(got - truth).T)) < 0.05 * _pitch(truth)
+
+
+def test_locate_lens_too_few_samples_gives_none() -> None:
+    h_true = units_to_image(np.array([[420, 150], [900, 210], [930, 690], [260, 600]], np.float64))
+    samples = [np.zeros((0, 2)) for _ in range(2 * (SIZE + 1))]
+    samples[3] = apply_h(h_true, np.array([[3.0, 1.5], [3.0, 2.5]]))
+    assert fit_lens_to_grid(samples, h_true, (W, H)) is None
+
+
+@pytest.mark.parametrize("seed", [100_040, 100_307])
+def test_locate_lens_barrel_frame_corners(seed: int) -> None:
+    """Normal-row benchmark frames with strong barrel distortion (k1 ≈ −0.2) whose corners a
+    straight homography put a third of a square off (10–15 px): now within an eighth of a square."""
+    fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(W, H))
+    assert fr.labels["camera"]["k1"] < -0.15
+    loc = locate_board(fr.image, "triolet")
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    err = np.hypot(*(np.asarray(loc.corners_px, np.float64) - truth).T)
+    assert err.max() < 0.125 * _pitch(truth), err
+    assert loc.lens is not None and loc.lens.k < 0  # barrel
+    # the homography (undistorted pixels) and the lens reproduce the corners
+    assert np.allclose(sorted(map(tuple, loc.project(UNIT).round(3))), sorted(map(tuple, np.round(loc.corners_px, 3))),
+                       atol=0.01)

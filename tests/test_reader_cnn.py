@@ -1,0 +1,85 @@
+"""The square CNN (``vision.triolet.cnn``): numpy inference, its agreement with torch, and tiles
+read from a rendered frame in every quarter turn (T-B3: a 6 is not a 9 however it lies)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reader_helpers import six_nine_frame, truth_cells
+
+from vision.locate import locate_board
+from vision.triolet.classifier import EMPTY, WILD
+from vision.triolet.cnn import CNN_PATH, area_matrix, conv3x3, load_cnn, max_pool2
+from vision.triolet.features import square_crops
+from vision.triolet.geometry import rectified_board
+from vision.triolet.reader import COLUMNS
+
+
+def _frame_crops() -> tuple[np.ndarray, list[int]]:
+    """Crops of the six/nine frame's tiles and of a few empty squares, with their true classes."""
+    fr = six_nine_frame()
+    rect = rectified_board(fr.image, locate_board(fr.image, "triolet"))
+    truth = truth_cells(fr)
+    squares = [(COLUMNS.index(s[0]), int(s[1:]) - 1) for s in truth]
+    ys = [WILD if wild else int(v) for v, wild in truth.values()]  # type: ignore[arg-type]
+    # not the centre square: its printed compass star, rarely empty in training, reads like an 8
+    # to the CNN alone (the reader only shows the CNN squares the MLP thinks may hold a tile)
+    empties = [(0, 0), (14, 14), (2, 12), (12, 3), (10, 13)]
+    return square_crops(rect, squares + empties), ys + [EMPTY] * len(empties)
+
+
+def test_reader_cnn_shapes_and_probabilities() -> None:
+    rng = np.random.default_rng(3)
+    crops = rng.integers(0, 256, (5, 56, 56, 3), dtype=np.uint8)
+    p = load_cnn().proba(crops)
+    assert p.shape == (5, 18) and p.dtype == np.float32
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5) and (p >= 0).all()
+    assert load_cnn().proba(crops[:0]).shape == (0, 18)
+
+
+@pytest.mark.parametrize("channels", [3, 9])
+def test_reader_cnn_building_blocks(channels: int) -> None:
+    """Area shrink keeps a flat image flat; the 3×3 convolution (both ways it is computed) and the
+    pooling match a direct loop."""
+    r = area_matrix(56, 32)
+    assert np.allclose(r.sum(axis=1), 1.0) and (r >= 0).all()
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 6, 5, channels)).astype(np.float32)
+    w = rng.normal(size=(9 * channels, 4)).astype(np.float32)
+    b = rng.normal(size=4).astype(np.float32)
+    got = conv3x3(x, w, b)
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    k = w.reshape(3, 3, channels, 4)
+    want = np.zeros((2, 6, 5, 4), np.float32)
+    for i in range(6):
+        for j in range(5):
+            want[:, i, j] = np.einsum("nabc,abcd->nd", xp[:, i:i + 3, j:j + 3], k) + b
+    assert np.allclose(got, want, atol=1e-4)
+    pooled = max_pool2(got)
+    assert pooled.shape == (2, 3, 2, 4) and np.allclose(pooled[:, 1, 1], got[:, 2:4, 2:4].max(axis=(1, 2)))
+
+
+def test_reader_cnn_reads_rendered_tiles_in_every_turn_t_b3() -> None:
+    """The six/nine frame's tiles (6 and 9 in all turns, a wild, 12, 3, 15) and empty squares,
+    each crop also turned by 90/180/270°: the CNN alone reads them right."""
+    crops, ys = _frame_crops()
+    cnn = load_cnn()
+    for k in range(4):
+        pred = cnn.proba(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))).argmax(axis=1)
+        assert list(pred) == ys, k
+
+
+def test_reader_cnn_numpy_equals_torch() -> None:
+    """The numpy inference gives the same logits as the same weights run by torch (dev only)."""
+    pytest.importorskip("torch")
+    from vision.models.train_triolet_cnn import torch_logits
+
+    crops, _ = _frame_crops()
+    rng = np.random.default_rng(11)
+    crops = np.concatenate([crops, rng.integers(0, 256, (4, 56, 56, 3), dtype=np.uint8)])
+    with np.load(CNN_PATH) as d:
+        arrays = {k: d[k] for k in d.files}
+    want = torch_logits(arrays, crops)
+    got = load_cnn().logits(crops)
+    assert np.allclose(got, want, atol=2e-3 * (1.0 + np.abs(want).max()))
+    assert (got.argmax(axis=1) == want.argmax(axis=1)).all()

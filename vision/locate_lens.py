@@ -1,0 +1,164 @@
+"""Lens bending from the whole grid: ``fit_lens_to_grid(samples, h_units, image_size)``.
+
+The board's 16 + 16 grid lines are straight on the board; a barrel (or pincushion) lens bends them
+in the picture, so a plain homography fitted to the interior crossings puts the playing area's
+corners a few pixels off (up to a third of a square at k1 ≈ −0.2). Here one division-model
+coefficient ``k`` (centre = image centre, as the renderer and most phone cameras have it) and the
+board homography are fitted *jointly*: every line sample, undistorted and mapped to board units,
+must land on its own line (``u = i`` for vertical line ``i``, ``v = j`` for horizontal line ``j``).
+That asks for the whole grid to be one projective lattice, which pins ``k`` far better than the
+straightness of each line alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+F64 = NDArray[np.float64]
+
+SIZE = 15
+K_PRIOR = 0.3  # spread of k expected before looking (a Gaussian prior: weak grids bend little)
+K_LIMIT = 1.5  # |k| beyond this (division model, radius / longest image side) is not a lens
+
+
+@dataclass(frozen=True)
+class GridLensFit:
+    """Result of the joint fit: ``h_units`` maps board units to *undistorted* pixels; ``k`` is the
+    division-model coefficient; residuals are rms distances of the line samples from their lines,
+    in squares, with the lens (``rms``) and for a straight fit of the same samples (``rms_straight``)."""
+
+    h_units: F64
+    k: float
+    rms: float
+    rms_straight: float
+    used: int
+
+
+def _line_points(samples: list[F64], inner_only: bool) -> tuple[F64, F64, NDArray[np.bool_]]:
+    """All samples stacked: points (n, 2), the line index each lies on, and whether the line is
+    vertical (a column line: ``u`` = index)."""
+    pts, idx, vert = [], [], []
+    for n, p in enumerate(samples):
+        k, vertical = n % (SIZE + 1), n <= SIZE
+        if len(p) == 0 or (inner_only and not 0 < k < SIZE):
+            continue
+        pts.append(np.asarray(p, np.float64).reshape(-1, 2))
+        idx.append(np.full(len(p), float(k)))
+        vert.append(np.full(len(p), vertical))
+    if not pts:
+        return np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool)
+    return np.concatenate(pts), np.concatenate(idx), np.concatenate(vert).astype(bool)
+
+
+def _residuals(params: F64, q: F64, idx: F64, vert: NDArray[np.bool_], prior: float = 0.0,
+               jacobian: bool = False) -> tuple[F64, F64 | None]:
+    """Board-unit misses of normalised distorted points ``q`` for ``params`` = 8 entries of the
+    normalised image → units homography (last entry 1) and ``k``; last, ``prior · k`` (a lens
+    bends little unless the lines say otherwise). With ``jacobian``, also d(residuals)/d(params)."""
+    g = np.append(params[:8], 1.0).reshape(3, 3)
+    k = float(params[8])
+    r2 = (q * q).sum(axis=1)
+    s = 1.0 / (1.0 + k * r2)
+    u = q * s[:, None]
+    row = np.where(vert[:, None], g[0, :2], g[1, :2])  # the board coordinate each sample fixes
+    num = (u * row).sum(axis=1) + np.where(vert, g[0, 2], g[1, 2])
+    den = u @ g[2, :2] + g[2, 2]
+    res = np.append(num / den - idx, prior * k)
+    if not jacobian:
+        return res, None
+    n = len(q)
+    jac = np.zeros((n + 1, 9))
+    ones = np.ones(n)
+    d_num = np.stack([u[:, 0], u[:, 1], ones], axis=1) / den[:, None]
+    jac[:n, 0:3] = np.where(vert[:, None], d_num, 0.0)
+    jac[:n, 3:6] = np.where(vert[:, None], 0.0, d_num)
+    jac[:n, 6:8] = -(num / (den * den))[:, None] * u
+    du_dk = -q * (r2 * s * s)[:, None]
+    dr_du = (row * den[:, None] - num[:, None] * g[2, :2]) / (den * den)[:, None]
+    jac[:n, 8] = (dr_du * du_dk).sum(axis=1)
+    jac[n, 8] = prior
+    return res, jac
+
+
+def _levenberg_marquardt(params: F64, q: F64, idx: F64, vert: NDArray[np.bool_], free_k: bool,
+                         prior: float = 0.0, iters: int = 20) -> F64:
+    """Least squares on ``_residuals`` (9 parameters, a few hundred samples)."""
+    p = params.copy()
+    n_par = 9 if free_k else 8
+    lam = 1e-3
+    res, jac = _residuals(p, q, idx, vert, prior, jacobian=True)
+    cost = float(res @ res)
+    for _ in range(iters):
+        assert jac is not None
+        j = jac[:, :n_par]
+        a = j.T @ j
+        b = j.T @ res
+        improved = False
+        for _ in range(8):
+            try:
+                delta = np.linalg.solve(a + lam * np.diag(np.diag(a) + 1e-12), -b)
+            except np.linalg.LinAlgError:
+                lam *= 10
+                continue
+            trial = p.copy()
+            trial[:n_par] += delta
+            r_t, _ = _residuals(trial, q, idx, vert, prior)
+            c_t = float(r_t @ r_t)
+            if np.isfinite(c_t) and c_t < cost:
+                improved = cost - c_t > 1e-7 * cost
+                p, cost, lam = trial, c_t, max(lam / 10, 1e-9)
+                res, jac = _residuals(p, q, idx, vert, prior, jacobian=True)
+                break
+            lam *= 10
+        if not improved:
+            break
+    return p
+
+
+def fit_lens_to_grid(samples: list[F64], h_units: F64, image_size: tuple[int, int],
+                     inner_only: bool = True) -> GridLensFit | None:
+    """Joint fit of the division-model ``k`` and the board homography to grid-line samples (image
+    pixels: 16 vertical lines, then 16 horizontal; ``h_units`` maps units to pixels, the start).
+    ``None`` when there are too few samples or the fit fails."""
+    pts, idx, vert = _line_points(samples, inner_only)
+    if len(pts) < 40 or vert.sum() < 15 or (~vert).sum() < 15:
+        return None
+    w, h = image_size
+    c = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+    f = float(max(w, h))
+    norm = np.array([[1 / f, 0, -c[0] / f], [0, 1 / f, -c[1] / f], [0, 0, 1]])
+    q = (pts - c) / f
+    try:
+        g0 = np.linalg.inv(norm @ np.asarray(h_units, np.float64))
+    except np.linalg.LinAlgError:
+        return None
+    if abs(g0[2, 2]) < 1e-12:
+        return None
+    g0 = g0 / g0[2, 2]
+    p0 = np.append(g0.ravel()[:8], 0.0)
+    keep = np.ones(len(q), bool)
+    straight = p0
+    for _ in range(2):  # fit, drop samples far from their line (numerals, hands), fit again
+        straight = _levenberg_marquardt(straight, q[keep], idx[keep], vert[keep], free_k=False)
+        res = np.abs(_residuals(straight, q, idx, vert)[0][:-1])
+        keep = res < max(0.06, 3.0 * float(np.median(res[keep])))
+    if keep.sum() < 40:
+        return None
+    straight = _levenberg_marquardt(straight, q[keep], idx[keep], vert[keep], free_k=False)
+    r_s = _residuals(straight, q[keep], idx[keep], vert[keep])[0][:-1]
+    sigma = max(float(np.sqrt(np.mean(r_s * r_s))), 1e-3)
+    bent = _levenberg_marquardt(straight, q[keep], idx[keep], vert[keep], free_k=True, prior=sigma / K_PRIOR)
+    r_b = _residuals(bent, q[keep], idx[keep], vert[keep])[0][:-1]
+    if not np.all(np.isfinite(r_b)) or abs(float(bent[8])) > K_LIMIT:
+        return None
+    g = np.append(bent[:8], 1.0).reshape(3, 3)
+    try:
+        h_img = np.linalg.inv(norm) @ np.linalg.inv(g)
+    except np.linalg.LinAlgError:
+        return None
+    return GridLensFit(np.asarray(h_img / h_img[2, 2], np.float64), float(bent[8]),
+                       float(np.sqrt(np.mean(r_b * r_b))), float(np.sqrt(np.mean(r_s * r_s))), int(keep.sum()))
+

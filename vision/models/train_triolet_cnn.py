@@ -3,15 +3,17 @@
 The committed ``vision/models/triolet_cnn.npz`` was made with (2-core shared VM, one thread)::
 
     OPENBLAS_NUM_THREADS=1 python3 -m vision.models.train_triolet_cnn \\
-        /tmp/tri_more/c_*.npz /tmp/tri_hands/h_0.npz /tmp/tri_hands/h_1.npz --epochs 8
+        /tmp/tri_more/c_*.npz /tmp/tri_hands/h_0.npz /tmp/tri_hands/h_1.npz \\
+        /tmp/tri_empty/e_0.npz /tmp/tri_empty/e_1.npz --epochs 8
 
-(defaults: ``--in-size 40 --seed 7``; 19 minutes, 8 epochs of ~135 s; validation accuracy 0.981
-over the held-back crops in all four quarter turns; tiles alone 0.954, 0.964 with the four turns
-averaged, where the MLP gets 0.898 and 0.913; 432 kB).
+(defaults: ``--in-size 40 --seed 7``; 17 minutes, 8 epochs of ~125 s; 154,274 training crops;
+validation accuracy 0.982 over the held-back crops in all four quarter turns; 432 kB).
 
 Crop files come from ``python3 -m vision.models.train_triolet_digits data`` (``c_*``: the 2,280
 frames of ``MORE``, seeds 1,010,000–1,011,139 and 1,020,000–1,021,139, 30 per file) and
-``data --hands-only`` (``h_*``: empty squares under hands), training styles only. Every 19th
+``data --hands-only`` (``h_*``: empty squares under hands, seeds 1,030,000–1,030,799) and
+``data --empty-board`` (``e_*``: boards before the first move, seeds 1,040,000–1,040,599),
+training styles only. Every 19th
 ``c_*`` file (4 of 76) forms the validation set (``is_validation``).
 
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the

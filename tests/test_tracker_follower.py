@@ -43,6 +43,9 @@ class Table:
     def decide(self) -> list[Decision]:
         return self.follower.decide(self.session, self.seen, self.reread, META)
 
+    def decide_at(self, ts: float) -> list[Decision]:
+        return self.follower.decide(self.session, self.seen, self.reread, EventMeta(ts=ts, source="vision", frame=99))
+
 
 def opening(t: Table) -> Table:
     t.tile("H8", "11").tile("I8", "3")
@@ -229,12 +232,38 @@ def six_three(t: Table) -> Table:
     return t
 
 
-def test_a_six_read_as_nine_is_taken_when_the_nine_is_only_somewhat_surer_T_P4() -> None:
+def test_a_six_read_as_nine_is_taken_once_it_stays_T_P4() -> None:
+    """9 at 0.8 breaks the trio, 6 at 0.15 makes it: a tile turned half round, or a wrong tile
+    about to be taken back. The 6 is committed once the tile has lain ``doubt_seconds``."""
     t = six_three(Table())
     t.shows("J8", ("9", 0.8), ("6", 0.15), (EMPTY, 0.05))
-    [d] = t.decide()
+    assert t.decide() == [] and t.follower.recheck_at == 2.5
+    assert t.decide_at(2.0) == []  # not yet
+    [d] = t.decide_at(2.5)
     assert d.kind == "place"
     assert [(x.square, x.value) for x in d.event.tiles] == [("J8", 6)]  # type: ignore[union-attr]
+    assert t.follower.doubt is None and t.follower.recheck_at is None
+
+
+def test_a_doubtful_tile_taken_back_at_once_leaves_no_event_T_P4() -> None:
+    t = six_three(Table())
+    t.shows("J8", ("9", 0.8), ("6", 0.15), (EMPTY, 0.05))
+    assert t.decide() == []
+    t.empty("J8")
+    assert t.decide_at(1.8) == []
+    assert t.follower.doubt is None and t.follower.recheck_at is None
+    assert t.session.state.to_move().player == 1  # nothing committed, nothing reported
+
+
+def test_a_doubtful_tile_the_next_player_builds_on_is_committed_first_T_P4() -> None:
+    t = six_three(Table())
+    t.shows("J8", ("9", 0.8), ("6", 0.15), (EMPTY, 0.05))
+    assert t.decide() == []
+    t.tile("J9", "2")
+    out = t.decide_at(1.6)
+    assert [d.kind for d in out] == ["place", "place"]
+    assert [(x.square, x.value, out[0].event.player) for x in out[0].event.tiles] == [("J8", 6, 1)]  # type: ignore[union-attr]
+    assert out[1].event is not None and out[1].event.player == 0
 
 
 def test_a_sure_nine_that_breaks_a_trio_is_reported_illegal_T_P4() -> None:

@@ -14,10 +14,11 @@ features of each crop in its four quarter turns and fits a one-hidden-layer MLP 
 ``recipe`` renders the seed ranges of ``RECIPE`` (one data file each, existing files kept) and
 trains with the default settings (192 hidden units, 16 epochs): that is how the committed model
 was made (650 frames, 41,691 crops). ``recipe --more`` adds ``MORE`` (2,280 frames; 2,930
-frames and 182,415 crops in all) and trains 12 epochs: the larger candidate of docs/READER.md,
-better on the benchmark but not committed (it reads empty squares under a forearm as tiles in
-one test frame; crops under a hand are left out of training). Frames whose rendering or reading
-takes over 60 s are skipped, so a very loaded machine can drop a frame or two.
+frames and 182,415 crops in all) and trains 12 epochs: a larger MLP, better on the benchmark
+but not committed (the CNN of ``train_triolet_cnn.py``, trained on the ``MORE`` files, re-reads
+the squares that may hold a tile and does better). ``data --hands-only`` and ``data
+--empty-board`` make the CNN's extra files. Frames whose rendering or reading takes over 60 s
+are skipped, so a very loaded machine can drop a frame or two.
 """
 
 from __future__ import annotations

@@ -85,26 +85,28 @@ class ReaderObserver:
                 return np.asarray(loc.homography, np.float64) @ t, loc.lens
         return fix.homography, None
 
-    def _probs(self, image: Any, fix: BoardFix, shift: tuple[float, float] = (0.0, 0.0)) -> Any:
+    def _probs(self, image: Any, fix: BoardFix, squares: list[tuple[int, int]],
+               shift: tuple[float, float] = (0.0, 0.0)) -> Any:
+        """Class probabilities (n, classes) of ``squares`` (col, row) only."""
         h, lens = self._location(fix)
         if shift != (0.0, 0.0):
             h = h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]], np.float64)
         loc = self._locate_mod.BoardLocation(fix.corners_px, h, fix.confidence, {}, lens=lens)
-        reading = self._reader_mod.read_triolet(image, location=loc, model_path=self.model_path)
-        return np.asarray(reading.probs, np.float64)
+        return np.asarray(self._reader_mod.read_squares(image, loc, squares, model_path=self.model_path), np.float64)
 
     def read(self, frame: Frame, fix: BoardFix, cells: Sequence[str], effort: int = 0) -> dict[str, CellRead]:
-        probs = self._probs(frame.image, fix)
-        if effort > 0:
+        """The cells asked for, and only those, classified (top candidates with probabilities)."""
+        names = list(dict.fromkeys(cells))
+        squares = [self.layout.position(n) for n in names]
+        probs = self._probs(frame.image, fix, squares)
+        if effort > 0 and names:
             # per class the median over the reads: one read thrown off by its shift (a count digit
             # cut off, a neighbour's edge) must not outvote the others
-            stack = np.stack([probs] + [self._probs(frame.image, fix, s) for s in LOOK_SHIFTS])
+            stack = np.stack([probs] + [self._probs(frame.image, fix, squares, s) for s in LOOK_SHIFTS])
             probs = np.median(stack, axis=0)
             probs = probs / np.maximum(probs.sum(axis=-1, keepdims=True), 1e-9)
         out: dict[str, CellRead] = {}
-        for name in cells:
-            col, row = self.layout.position(name)
-            p = probs[row, col]
+        for name, p in zip(names, probs, strict=True):
             order = np.argsort(-p)[:TOP]
             out[name] = CellRead(name, tuple((self._token(int(k)), float(p[k])) for k in order))
         return out

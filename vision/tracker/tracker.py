@@ -165,7 +165,12 @@ class MoveTracker:
                 self._relocate_tried = False
                 self._margin_rebased = False
         self._prev = app
-        if frame.t - self._last_motion + 1e-6 < self.options.stable_seconds or self._processed:
+        if frame.t - self._last_motion + 1e-6 < self.options.stable_seconds:
+            return []
+        recheck = getattr(self.follower, "recheck_at", None)
+        if self._processed and recheck is not None and frame.t + 1e-6 >= recheck:
+            self._processed = False  # the follower waits to see whether doubtful tiles stay
+        if self._processed:
             return []
         return self._on_stable(frame, app)
 

@@ -37,6 +37,8 @@ class Built:
     prob: float
     combo: Combo
     extra: dict[str, Any]
+    #: taken over a much likelier illegal reading only thanks to the 6 ↔ 9 leniency
+    lenient: bool = False
 
 
 class TrioletFollower:
@@ -46,7 +48,7 @@ class TrioletFollower:
 
     def __init__(self, min_ratio: float = 0.25, max_readings: int = 120, swap_confidence: float = 0.8,
                  gone_confidence: float = 0.7, correct_floor: float = 0.1,
-                 twin_ratio: float = 0.1, went_on_ratio: float = 0.005) -> None:
+                 twin_ratio: float = 0.1, went_on_ratio: float = 0.005, doubt_seconds: float = 1.5) -> None:
         #: a less probable legal reading is taken only if its probability is at least this
         #: fraction of the best reading's
         self.min_ratio = min_ratio
@@ -56,6 +58,13 @@ class TrioletFollower:
         self.twin_ratio = twin_ratio
         #: ... or this fraction for an attempt reported illegal that the players then built on
         self.went_on_ratio = went_on_ratio
+        #: a placement legal only as a 6 ↔ 9 flip of a much likelier illegal reading is committed
+        #: once it has lain this long (seconds) or the game went on: players lay a wrong tile and
+        #: take it back within moments, and a real move stays
+        self.doubt_seconds = doubt_seconds
+        #: the doubtful placement waiting (its reading, cells, first seen), and when to look again
+        self.doubt: tuple[frozenset[tuple[str, str]], tuple[str, ...], float] | None = None
+        self.recheck_at: float | None = None
         #: a committed tile of the last placement read as another value this surely was replaced
         self.swap_confidence = swap_confidence
         #: a committed tile counts as taken back once the square reads empty this surely
@@ -103,6 +112,7 @@ class TrioletFollower:
             committed = self.committed_cells(session)
         added = sorted(occupied - set(committed), key=_board_order)
         if not added:
+            self._clear_doubt()
             if self.pending_illegal is not None:
                 out.append(Decision("cleared", None, None, None, self.pending_cells))
                 self.pending_illegal = None
@@ -159,6 +169,10 @@ class TrioletFollower:
 
     def _placement(self, session: Session, added: list[str], seen: dict[str, CellRead], reread: Reread,
                    meta: EventMeta) -> list[Decision]:
+        if self.doubt is not None and set(self.doubt[1]) < set(added):  # more tiles beside a doubt
+            went_on = self._went_on_then(session, added, seen, reread, meta)
+            if went_on:
+                return went_on
         state = self._state(session)
         top = next(iter(joint_readings([seen[c] for c in added], 1)), None)
         if top is not None and frozenset(top[0]) == self.pending_illegal:
@@ -177,17 +191,17 @@ class TrioletFollower:
             return []
         key = frozenset(built.combo)
         event = replace(built.event, meta=replace(meta, confidence=round(built.prob, 4)))
+        if built.verdict.legal and built.lenient and not self._doubt_settled(key, tuple(added), meta):
+            return []
+        self._clear_doubt()
         if built.verdict.legal:
             entry = session.submit(event)
             self.pending_illegal = None
             self.pending_cells = ()
             return [Decision("place", event, entry.verdict, entry, tuple(added), built.prob, built.extra)]
-        went_on = self._game_went_on(session, added, seen, meta)
+        went_on = self._went_on_then(session, added, seen, reread, meta)
         if went_on:
-            rest = [c for c in added if c not in self.pending_cells]
-            self.pending_illegal = None
-            self.pending_cells = ()
-            return went_on + self._placement(session, rest, seen, reread, meta)
+            return went_on
         fixed = self._correct_earlier(session, built, added, seen, reread, meta)
         if fixed:
             self.pending_illegal = None
@@ -200,15 +214,42 @@ class TrioletFollower:
         entry = session.submit(event)
         return [Decision("illegal", event, entry.verdict, entry, tuple(added), built.prob, built.extra)]
 
+    def _went_on_then(self, session: Session, added: list[str], seen: dict[str, CellRead], reread: Reread,
+                      meta: EventMeta) -> list[Decision]:
+        """The waiting placement committed as the game going on made it (``_game_went_on``), then
+        the other new tiles judged as the next placement; ``[]`` if the waiting one stays illegal."""
+        went_on = self._game_went_on(session, added, seen, meta)
+        if not went_on:
+            return []
+        rest = [c for c in added if c not in went_on[0].cells]
+        self.pending_illegal = None
+        self.pending_cells = ()
+        self._clear_doubt()
+        return went_on + self._placement(session, rest, seen, reread, meta)
+
+    def _doubt_settled(self, key: frozenset[tuple[str, str]], cells: tuple[str, ...], meta: EventMeta) -> bool:
+        """Whether a doubtful placement has lain long enough; starts its wait when it is new."""
+        now = meta.ts or 0.0
+        if self.doubt is not None and self.doubt[0] == key:
+            return now - self.doubt[2] >= self.doubt_seconds - 1e-6
+        self.doubt = (key, cells, now)
+        self.recheck_at = now + self.doubt_seconds
+        return False
+
+    def _clear_doubt(self) -> None:
+        self.doubt = None
+        self.recheck_at = None
+
     def _game_went_on(self, session: Session, added: list[str], seen: dict[str, CellRead], meta: EventMeta
                       ) -> list[Decision]:
         """An attempt reported illegal was left on the table and the next tiles came beside it: the
         players took it as legal, so it was most likely misread. Its most probable legal reading
         within ``went_on_ratio`` of the best one is committed (the phone can still correct it)."""
-        if self.pending_illegal is None or not self.pending_cells:
+        waiting = self.pending_cells if self.pending_illegal is not None else self.doubt[1] if self.doubt else ()
+        if not waiting:
             return []
-        pend = [c for c in self.pending_cells if c in added]
-        if len(pend) != len(self.pending_cells) or len(pend) == len(added):
+        pend = [c for c in waiting if c in added]
+        if len(pend) != len(waiting) or len(pend) == len(added):
             return []
         built = self._best(self._state(session), [seen[c] for c in pend], self.went_on_ratio, self.went_on_ratio)
         if built is None or not built.verdict.legal:
@@ -287,7 +328,7 @@ class TrioletFollower:
                     continue
             b = self._build(state, combo, prob)
             if b.verdict.legal:
-                return b
+                return b if first is None or prob >= min_ratio * first.prob else replace(b, lenient=True)
             if first is None:
                 first = b
         return first

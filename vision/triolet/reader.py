@@ -11,7 +11,7 @@ reported with a low confidence, never silently guessed.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -245,15 +245,35 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
     return probs
 
 
-def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int) -> None:
-    """Squares whose centre falls outside the picture cannot be read: they get an uninformative
-    distribution (slightly more likely empty, so they are not reported as tiles)."""
-    rc = np.array([[c + 0.5, r + 0.5] for r in range(SIZE) for c in range(SIZE)], np.float64)
+def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
+                    squares: Sequence[tuple[int, int]] | None = None) -> None:
+    """Squares (``(col, row)``, all 225 row by row if None) whose centre falls outside the picture
+    cannot be read: they get an uninformative distribution (slightly more likely empty, so they are
+    not reported as tiles)."""
+    sq = squares if squares is not None else [(c, r) for r in range(SIZE) for c in range(SIZE)]
+    rc = np.array([[c + 0.5, r + 0.5] for c, r in sq], np.float64).reshape(-1, 2)
     px = loc.project(rc)
     outside = (px[:, 0] < 0) | (px[:, 1] < 0) | (px[:, 0] > width - 1) | (px[:, 1] > height - 1)
     if outside.any():
         probs[outside] = (1.0 - OUTSIDE_P_EMPTY) / EMPTY
         probs[outside, EMPTY] = OUTSIDE_P_EMPTY
+
+
+def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int, int]],
+                 model_path: str | None = None, cnn_path: str | None = None) -> F32:
+    """Class probabilities (n, 18) of the squares ``(col, row)`` only, the board at ``location``
+    (a tracker re-reading what changed: the other squares are not classified). Same classifier
+    and rules as ``read_triolet``, without the consistency step."""
+    sq = list(squares)
+    if not sq:
+        return np.zeros((0, EMPTY + 1), np.float32)
+    rect = rectified_board(image, location)
+    crops = square_crops(rect, sq)
+    probs = square_probabilities(crops, None, model_path, cnn_path)
+    if CLASSIFIER == "mlp":
+        settle_six_nine(probs, crops)
+    _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
+    return probs
 
 
 def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,17 +49,21 @@ class VideoFileSource:
         self.fps = fps or (file_fps if 1.0 <= file_fps <= 240.0 else DEFAULT_FPS)
 
     def __iter__(self) -> Iterator[FrameTuple]:
-        cap = cv2.VideoCapture(str(self.path))
-        try:
-            i = 0
-            while True:
-                ok, img = cap.read()
-                if not ok:
-                    break
-                yield i, i / self.fps, as_image(img)
-                i += 1
-        finally:
-            cap.release()
+        yield from _read_all(cv2.VideoCapture(str(self.path)), lambda i: i / self.fps)
+
+
+def _read_all(cap: cv2.VideoCapture, clock: Callable[[int], float]) -> Iterator[FrameTuple]:
+    """Every frame ``cap`` gives, numbered, timed by ``clock(index)``; ``cap`` released at the end."""
+    try:
+        i = 0
+        while True:
+            ok, img = cap.read()
+            if not ok:
+                break
+            yield i, clock(i), as_image(img)
+            i += 1
+    finally:
+        cap.release()
 
 
 def _frame_number(path: Path) -> int | None:
@@ -109,16 +113,7 @@ class CameraSource:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         t0 = time.monotonic()
-        try:
-            i = 0
-            while True:
-                ok, img = cap.read()
-                if not ok:
-                    break
-                yield i, time.monotonic() - t0, as_image(img)
-                i += 1
-        finally:
-            cap.release()
+        yield from _read_all(cap, lambda _i: time.monotonic() - t0)
 
 
 @dataclass

@@ -44,6 +44,9 @@ class Follower(Protocol):
     """What the tracker needs from a game follower."""
 
     layout: GridLayout
+    #: video time at which the follower wants another look though nothing moved (a placement it
+    #: holds while deciding), or ``None``
+    recheck_at: float | None
 
     def committed_cells(self, session: Session) -> dict[str, str]:
         """Occupied cells of the committed position with their tokens."""

@@ -167,7 +167,7 @@ class MoveTracker:
         self._prev = app
         if frame.t - self._last_motion + 1e-6 < self.options.stable_seconds:
             return []
-        recheck = getattr(self.follower, "recheck_at", None)
+        recheck = self.follower.recheck_at
         if self._processed and recheck is not None and frame.t + 1e-6 >= recheck:
             self._processed = False  # the follower waits to see whether doubtful tiles stay
         if self._processed:

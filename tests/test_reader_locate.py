@@ -53,3 +53,25 @@ def test_reader_locate_no_board_raises(kind: str) -> None:
         img[:, ::40] = 255  # parallel lines only: no 15×15 grid
     with pytest.raises(BoardNotLocatedError):
         locate_board(img, "triolet")
+
+
+def test_reader_locate_hand_over_special_squares_does_not_shift_the_grid() -> None:
+    """A hand over the left of a white board made the special-square pattern look better one
+    square off; the board's outer grid lines now veto that shift (bench normal seed 100,217)."""
+    from vision.render import random_frame
+    from vision.triolet.holdout import training_pool
+
+    fr = random_frame("triolet", 100_217, "normal", pool=training_pool(), size=(1280, 720))
+    assert fr.masks["occluders"].any()  # the hand is there
+    loc = locate_board(fr.image, "triolet")
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_outside_share_counts_squares_off_the_picture() -> None:
+    from vision.locate import outside_share, units_to_image
+
+    inside = units_to_image(np.array([[100, 100], [400, 100], [400, 400], [100, 400]], np.float64))
+    half_off = units_to_image(np.array([[-150, 100], [150, 100], [150, 400], [-150, 400]], np.float64))
+    assert outside_share(inside, 640, 480) == 0.0
+    assert 0.4 < outside_share(half_off, 640, 480) < 0.6

@@ -48,6 +48,7 @@ MIN_GRID_SCORE = 0.30
 FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
 MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
+SHIFT_REACH = 2  # squares: how far off a registration the special-square pattern may move it
 STRONG_GRID_SCORE = 1.7
 PROFILE_FLOOR = 6.0  # gradient units: flat regions cannot fake a grid  # below this no board is reported
 DOUBLE = ("H8", "D8", "L8", "H4", "H12", "E5", "K5", "E11", "K11")
@@ -709,6 +710,15 @@ def premium_pattern_score(cells: F32) -> float:
     return (prem - plain) / (prem + plain + 10.0)
 
 
+def outside_share(h_units: F64, width: int, height: int) -> float:
+    """Share of the 225 square centres a units → pixels mapping puts outside the picture (a grid
+    hanging off the picture is less likely than one inside it: its unseen part cannot be checked)."""
+    jj, ii = np.mgrid[0:SIZE, 0:SIZE]
+    pts = apply_h(h_units, np.stack([ii.ravel() + 0.5, jj.ravel() + 0.5], axis=1).astype(np.float64))
+    out = (pts[:, 0] < 0) | (pts[:, 1] < 0) | (pts[:, 0] > width - 1) | (pts[:, 1] > height - 1)
+    return float(np.mean(out))
+
+
 # ---------------------------------------------------------------------------------------------
 # the entry point
 
@@ -735,8 +745,8 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     scored: list[tuple[float, F64, float, float]] = []
     for _pattern, h_lat in lattice_fits(small, cell_maps(gray_small)):
         h1, share1, _, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2)
-        h1, prem1 = _best_shift(image, h1)
-        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25
+        h1, prem1 = _checked_shift(image, gray, h1, share1)
+        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25 - outside_share(h1, w, h)
         scored.append((quality, h1, share1, prem1))
         if share1 > 0.9 and prem1 > 0.5:
             break
@@ -768,8 +778,8 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
             continue
         tried.append(corners)
         h1, share1, _, _ = refine_with_grid_lines(gray, units_to_image(corners), rounds=2)
-        h1, prem1 = _best_shift(image, h1)
-        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25 * min(1.0, fit.score)
+        h1, prem1 = _checked_shift(image, gray, h1, share1)
+        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25 * min(1.0, fit.score) - outside_share(h1, w, h)
         scored.append((quality, h1, share1, prem1))
         if (share1 > 0.9 and prem1 > 0.55) or len(tried) >= 4:
             break
@@ -783,7 +793,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
             h_ref = bent.h_units
             lens = Lens(bent.k, ((w - 1) / 2.0, (h - 1) / 2.0), float(max(w, h)))
     h_before = h_ref
-    h_ref, prem = _best_shift(image, h_ref)
+    h_ref, prem = _checked_shift(image, gray, h_ref, share)
     conf = float(np.clip(0.5 * share + 0.5 * np.clip(prem * 2.5, 0, 1), 0, 1))
     t3 = time.perf_counter()
     if share < 0.4 or prem < MIN_PATTERN_SCORE:
@@ -837,12 +847,27 @@ def _permute_mesh(mesh: F64, m: F64) -> F64:
     return np.asarray(mesh[old[:, 1], old[:, 0]].reshape(SIZE + 1, SIZE + 1, 2), np.float64)
 
 
+def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float]:
+    """``_best_shift``, unless the shifted grid explains fewer grid lines than ``share`` (a hand or
+    an arm over the special squares can fake a better pattern one square off; the board's outer
+    lines cannot be faked that way)."""
+    shifted, prem = _best_shift(image, h_units)
+    if shifted is h_units:
+        return h_units, prem
+    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
+    if share_shifted >= share - 0.02:
+        return shifted, prem
+    cells = cell_colours(rectify(image, h_units, 16, 2), 16)
+    return h_units, premium_pattern_score(cells[2:2 + SIZE, 2:2 + SIZE])
+
+
 def _best_shift(image: Image, h_units: F64) -> tuple[F64, float]:
-    """Correct a registration off by one or two squares (in x and/or y) using the special-square
-    pattern (T-B2); also returns the pattern score of the result."""
-    cells = cell_colours(rectify(image, h_units, 16, 2), 16)  # 19×19 squares
-    scores = {(dx, dy): premium_pattern_score(cells[2 + dy:2 + dy + SIZE, 2 + dx:2 + dx + SIZE])
-              for dx in (-2, -1, 0, 1, 2) for dy in (-2, -1, 0, 1, 2)}
+    """Correct a registration off by up to ``SHIFT_REACH`` squares (in x and/or y) using the
+    special-square pattern (T-B2); also returns the pattern score of the result."""
+    m = SHIFT_REACH
+    cells = cell_colours(rectify(image, h_units, 16, m), 16)  # (15 + 2m)² squares
+    scores = {(dx, dy): premium_pattern_score(cells[m + dy:m + dy + SIZE, m + dx:m + dx + SIZE])
+              for dx in range(-m, m + 1) for dy in range(-m, m + 1)}
     best = max(scores, key=lambda k: scores[k])
     if best == (0, 0) or scores[best] < scores[(0, 0)] + 0.15:
         return h_units, scores[(0, 0)]

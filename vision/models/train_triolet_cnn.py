@@ -4,18 +4,24 @@ The committed ``vision/models/triolet_cnn.npz`` was made with (2-core shared VM,
 
     OPENBLAS_NUM_THREADS=1 python3 -m vision.models.train_triolet_cnn \\
         /tmp/tri_more/c_*.npz /tmp/tri_hands/h_0.npz /tmp/tri_hands/h_1.npz \\
-        /tmp/tri_empty/e_0.npz /tmp/tri_empty/e_1.npz --epochs 12
+        /tmp/tri_empty/e_0.npz /tmp/tri_empty/e_1.npz \\
+        /tmp/tri_htiles/t_0.npz /tmp/tri_htiles/t_1.npz /tmp/tri_htiles/t_0.npz \\
+        /tmp/tri_htiles/t_1.npz /tmp/tri_htiles/t_0.npz /tmp/tri_htiles/t_1.npz --epochs 18
 
-(defaults: ``--in-size 40 --seed 7``; 32 minutes, 12 epochs of ~155 s; 154,274 training crops;
-validation accuracy 0.985 over the held-back crops in all four quarter turns, 6s 0.930 and 9s
-0.936; 433 kB. The same data for 8 epochs gave 0.982, 6s 0.899, 9s 0.913).
+(defaults: ``--in-size 40 --seed 7``; 71 minutes, 18 epochs of ~235 s; 220,961 training crops;
+validation accuracy 0.987 over the held-back crops in all four quarter turns, 6s 0.948 and 9s
+0.953; 433 kB. Before: the ``MORE`` files, hand and empty-board files only, 12 epochs: 0.985,
+6s 0.930, 9s 0.936.)
 
 Crop files come from ``python3 -m vision.models.train_triolet_digits data`` (``c_*``: the 2,280
-frames of ``MORE``, seeds 1,010,000–1,011,139 and 1,020,000–1,021,139, 30 per file) and
-``data --hands-only`` (``h_*``: empty squares under hands, seeds 1,030,000–1,030,799) and
-``data --empty-board`` (``e_*``: boards before the first move, seeds 1,040,000–1,040,599),
-training styles only. Every 19th
-``c_*`` file (4 of 76) forms the validation set (``is_validation``).
+frames of ``MORE``, seeds 1,010,000–1,011,139 and 1,020,000–1,021,139, plus 1,020 frames of
+seeds 1,060,000–1,061,019, 30 per file: ``--start 60000 --count 30 --out c_60000.npz`` …
+``c_60990``), ``data --hands-only`` (``h_*``: empty squares under hands, seeds
+1,030,000–1,030,799), ``data --empty-board`` (``e_*``: boards before the first move, seeds
+1,040,000–1,040,599) and ``data --hand-tiles`` (``t_*``: tiles partly under a hand, labelled with
+their values; ``t_0`` seeds 1,050,000–1,050,699, ``t_1`` 1,051,000–1,052,399; 1,708 crops, given
+three times so that they weigh), training styles only. Every 19th ``c_*`` file (6 of 110) forms
+the validation set (``is_validation``).
 
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the
 true value, so a 6 stays a 6 however it is turned), a small rotation/scale/shift, per-channel

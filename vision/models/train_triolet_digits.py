@@ -16,8 +16,8 @@ trains with the default settings (192 hidden units, 16 epochs): that is how the 
 was made (650 frames, 41,691 crops). ``recipe --more`` adds ``MORE`` (2,280 frames; 2,930
 frames and 182,415 crops in all) and trains 12 epochs: a larger MLP, better on the benchmark
 but not committed (the CNN of ``train_triolet_cnn.py``, trained on the ``MORE`` files, re-reads
-the squares that may hold a tile and does better). ``data --hands-only`` and ``data
---empty-board`` make the CNN's extra files. Frames whose rendering or reading takes over 60 s
+the squares that may hold a tile and does better). ``data --hands-only``, ``data
+--hand-tiles`` and ``data --empty-board`` make the CNN's extra files. Frames whose rendering or reading takes over 60 s
 are skipped, so a very loaded machine can drop a frame or two.
 """
 
@@ -55,7 +55,9 @@ def frame_samples(seed: int, diff: str, mode: str = "all") -> tuple[NDArray[np.u
 
     ``mode``: ``"all"`` (every visible tile and 45 empty squares), ``"hands"`` (only the empty
     squares a hand or arm partly covers, labelled empty: a forearm over an empty square is not a
-    tile), ``"empty-board"`` (a board before the first move: the centre square H8, which games
+    tile), ``"hand-tiles"`` (only the tiles a hand partly covers, at least 40 % of the tile in view,
+    labelled with their value: a tile half under a finger is still a tile), ``"empty-board"`` (a
+    board before the first move: the centre square H8, which games
     cover at once, and 24 other empty squares)."""
     if mode == "empty-board":
         fr = random_frame("triolet", seed, diff, pool=training_pool(), tiles=())
@@ -89,6 +91,10 @@ def frame_samples(seed: int, diff: str, mode: str = "all") -> tuple[NDArray[np.u
 
     if mode == "hands":
         picked = [((c, r), EMPTY) for c, r in empties if covered(c, r) > 0.05]
+    elif mode == "hand-tiles":
+        visible = {c["square_view"]: float(c.get("visible", 1.0)) for c in fr.labels["cells"]}
+        picked = [(sq, y) for sq, y in labels.items()
+                  if covered(*sq) > 0.15 and visible.get(f"{COLUMNS[sq[0]]}{sq[1] + 1}", 1.0) >= 0.4]
     elif mode == "empty-board":
         centre = (7, 7)
         chosen = [(centre, EMPTY), *[(e, EMPTY) for e in empties if e != centre][:24]]
@@ -224,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--hands-only", action="store_true", help="only empty squares under a hand, labelled empty")
     d.add_argument("--empty-board", action="store_true", help="boards before the first move: H8 and other empties")
+    d.add_argument("--hand-tiles", action="store_true",
+                   help="only tiles partly under a hand, labelled with their value")
     t = sub.add_parser("train")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=16)
@@ -237,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.cmd == "data":
-        make_data(a.start, a.count, a.out, "hands" if a.hands_only else "empty-board" if a.empty_board else "all")
+        mode = ("hands" if a.hands_only else "empty-board" if a.empty_board
+                else "hand-tiles" if a.hand_tiles else "all")
+        make_data(a.start, a.count, a.out, mode)
     elif a.cmd == "recipe":
         a.work.mkdir(parents=True, exist_ok=True)
         ranges = RECIPE + MORE if a.more else RECIPE

@@ -18,6 +18,9 @@ from .classifier import EMPTY, WILD
 from .reader import TrioletReading
 
 COLUMNS = "ABCDEFGHIJKLMNO"
+#: Share of a square's middle (0.2–0.8 of its side, where the numeral is) a hand must cover for a
+#: misread there to count as "under a hand" in ``FrameScore.under_hand``.
+UNDER_HAND = 0.1
 
 
 def truth_classes(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None) -> dict[str, int | None]:
@@ -55,10 +58,18 @@ class FrameScore:
     squares: int = 0
     correct: int = 0
     errors: list[tuple[str, int, int, float]] = field(default_factory=list)  # square, truth, read, confidence
+    under_hand: set[str] = field(default_factory=set)
+    """Misread squares whose middle (where the numeral is) a hand covers by ``UNDER_HAND`` or more."""
 
     @property
     def perfect(self) -> bool:
         return self.located and self.correct == self.squares
+
+    @property
+    def perfect_hands_aside(self) -> bool:
+        """Located, and every misread square has its middle partly under a hand (a diagnostic: the
+        benchmark's target is ``perfect``)."""
+        return self.located and all(sq in self.under_hand for sq, *_ in self.errors)
 
     @property
     def flagged_errors(self) -> int:
@@ -99,4 +110,19 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
             fs.correct += 1
         else:
             fs.errors.append((name, t, g, conf))
+    if occluders is not None and fs.errors:
+        fs.under_hand = {sq for sq, *_ in fs.errors if _middle_covered(labels, occluders, sq) >= UNDER_HAND}
     return fs
+
+
+def _middle_covered(labels: dict[str, Any], occluders: NDArray[np.uint8], square: str) -> float:
+    """Share of the middle of ``square`` (0.2–0.8 of its side, in the picture) under an occluder."""
+    import cv2
+
+    h = units_to_image(np.asarray(labels["board"]["corners_px_view"], np.float64))
+    c, r = COLUMNS.index(square[0]), int(square[1:]) - 1
+    pts = apply_h(h, np.array([[c + 0.2, r + 0.2], [c + 0.8, r + 0.2], [c + 0.8, r + 0.8], [c + 0.2, r + 0.8]]))
+    mask = np.zeros(occluders.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [pts.round().astype(np.int32)], 1)
+    inside = mask > 0
+    return float((occluders[inside] > 0).mean()) if inside.any() else 0.0

@@ -23,37 +23,42 @@ THUMB = 16
 
 
 def square_crops(rect: U8, squares: list[tuple[int, int]] | None = None, pitch: int = PITCH,
-                 margin: float = MARGIN) -> U8:
-    """``CROP``×``CROP`` BGR crops centred on squares ``(col, row)`` (all 225, row by row, if None)."""
+                 margin: float = MARGIN, offset: tuple[int, int] = (0, 0)) -> U8:
+    """``CROP``×``CROP`` BGR crops centred on squares ``(col, row)`` (all 225, row by row, if None),
+    or ``offset`` (x, y) px away from their centres."""
     if squares is None:
         squares = [(c, r) for r in range(SIZE) for c in range(SIZE)]
     out = np.empty((len(squares), CROP, CROP, 3), np.uint8)
     half = CROP // 2
-    pad = half
+    pad = half + max(abs(offset[0]), abs(offset[1]))
     padded = cv2.copyMakeBorder(rect, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     for k, (c, r) in enumerate(squares):
-        cx = round((margin + c + 0.5) * pitch) + pad
-        cy = round((margin + r + 0.5) * pitch) + pad
+        cx = round((margin + c + 0.5) * pitch) + pad + offset[0]
+        cy = round((margin + r + 0.5) * pitch) + pad + offset[1]
         out[k] = padded[cy - half:cy + half, cx - half:cx + half]
     return out
 
 
+#: orientation binning without a modulo: floor(angle·BINS/π) over [0, 2π] → unsigned bin
+_HALF_TURN_BIN = np.array([k % BINS for k in range(2 * BINS)] + [BINS - 1], np.int32)
+
+
 def _hog(g: F32, cell: int) -> F32:
-    """Unsigned gradient-orientation histograms per ``cell``×``cell`` block, L2-normalised per
-    crop and square-rooted; ``g`` is (n, s, s) normalised gray."""
+    """Unsigned gradient-orientation histograms per ``cell``×``cell`` block (mean magnitude per
+    bin), L2-normalised per crop and square-rooted; ``g`` is (n, s, s) normalised gray."""
     n, side = g.shape[0], g.shape[1]
     gx = np.zeros_like(g)
     gy = np.zeros_like(g)
     gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
     gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
     mag_t, ang_t = cv2.cartToPolar(gx.reshape(n * side, side), gy.reshape(n * side, side))
-    b = np.minimum((np.mod(ang_t, np.pi) * (BINS / np.pi)).astype(np.int32), BINS - 1)
+    b = _HALF_TURN_BIN[(ang_t * np.float32(BINS / np.pi)).astype(np.int32)]
     nc = side // cell
-    hog = np.zeros((n, nc, nc, BINS), np.float32)
-    for k in range(BINS):
-        wk = np.where(b == k, mag_t, np.float32(0.0)).astype(np.float32)
-        hog[..., k] = cv2.resize(wk, (nc, n * nc), interpolation=cv2.INTER_AREA).reshape(n, nc, nc)
-    flat = hog.reshape(n, -1)
+    block = np.minimum(np.arange(side) // cell, nc - 1)
+    cell_of = (block[:, None] * nc + block[None, :]) * BINS  # (side, side): first bin of each pixel's cell
+    idx = (np.arange(n)[:, None, None] * (nc * nc * BINS) + cell_of[None]).reshape(n * side, side) + b
+    hist = np.bincount(idx.ravel(), weights=mag_t.ravel(), minlength=n * nc * nc * BINS)
+    flat = (hist * (1.0 / (cell * cell))).astype(np.float32).reshape(n, -1)
     flat /= np.linalg.norm(flat, axis=1, keepdims=True) + 1e-3
     return np.asarray(np.sqrt(flat), np.float32)
 
@@ -75,11 +80,11 @@ def features(crops: U8) -> F32:
     fine = _hog(core, FINE_CELL)
     coarse = _hog(g, COARSE_CELL)
     thumb = cv2.resize(core.reshape(n * CORE, CORE), (THUMB, n * THUMB), interpolation=cv2.INTER_AREA).reshape(n, -1)
-    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(n, CROP, CROP, 3).astype(np.float32)
+    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB)
+    whole_mean = cv2.reduce(lab.reshape(n, CROP * CROP, 3), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F).reshape(n, 3)
     q = CROP // 3
-    centre = lab[:, q:2 * q, q:2 * q].reshape(n, -1, 3)
-    whole = lab.reshape(n, -1, 3)
-    colour = np.concatenate([centre.mean(axis=1) / 64.0 - 2.0, whole.mean(axis=1) / 64.0 - 2.0,
+    centre = lab.reshape(n, CROP, CROP, 3)[:, q:2 * q, q:2 * q].reshape(n, -1, 3).astype(np.float32)
+    colour = np.concatenate([centre.mean(axis=1) / 64.0 - 2.0, whole_mean / 64.0 - 2.0,
                              centre.std(axis=1) / 32.0, (sd.reshape(n, 1) / 32.0)], axis=1)
     return np.concatenate([fine, coarse, thumb, colour], axis=1).astype(np.float32)
 

@@ -37,7 +37,14 @@ LOW_CONFIDENCE = 0.6
 #: Smallest clarity of the geometric 6/9 verdict that is allowed to decide.
 SIX_NINE_MIN_MARGIN = 0.12
 #: Squares whose "empty" probability is below this are also read in the other three quarter turns.
-TTA_BELOW_EMPTY = 0.9
+TTA_BELOW_EMPTY = 0.97
+#: ... and, with the CNN, whose first reading's top probability is below this (a sure reading is kept).
+TTA_BELOW_SURE = 0.999
+#: Squares that may hold a tile and whose reading's top probability is still below this get a
+#: closer look: per class the median of reads of crops shifted by ``LOOK_SHIFT_PX`` (0: never).
+CLOSER_BELOW = 0.9
+#: Shift of the closer look's extra crops, rectified px (the square is ``geometry.PITCH`` px).
+LOOK_SHIFT_PX = 5
 #: Extra quarter turns in which the squares that may hold a tile are read again (averaged).
 TTA_TURNS: tuple[int, ...] = (1, 2, 3)
 #: Probability of "empty" given to squares outside the picture (unknown, not reported as tiles).
@@ -239,10 +246,35 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
     if CLASSIFIER in ("cnn", "mlp"):
         probs[maybe] = turns_averaged(cnn if CLASSIFIER == "cnn" else mlp, probs[maybe], maybe)
     elif CLASSIFIER == "mlp+cnn":
-        probs[maybe] = turns_averaged(cnn, cnn(crops[maybe]), maybe)
+        first = cnn(crops[maybe])
+        unsure = first.max(axis=1) < TTA_BELOW_SURE
+        if unsure.any():
+            first[unsure] = turns_averaged(cnn, first[unsure], maybe[unsure])
+        probs[maybe] = first
     else:  # both
         probs[maybe] = (turns_averaged(mlp, probs[maybe], maybe) + turns_averaged(cnn, cnn(crops[maybe]), maybe)) / 2.0
     return probs
+
+
+def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: str | None = None,
+                squares: Sequence[tuple[int, int]] | None = None) -> None:
+    """Re-read in place the doubtful squares (may hold a tile, top probability below
+    ``CLOSER_BELOW``) of ``probs`` (rows: ``squares``, all 225 if None) from crops shifted up,
+    down, left and right: per class the median of the five reads (one read thrown off by its
+    shift, a count digit cut off, must not outvote the others)."""
+    if CLOSER_BELOW <= 0:
+        return
+    doubt = np.where((probs[:, EMPTY] < 0.5) & (probs.max(axis=1) < CLOSER_BELOW))[0]
+    if not len(doubt):
+        return
+    sq = list(squares) if squares is not None else [(c, r) for r in range(SIZE) for c in range(SIZE)]
+    picked = [sq[i] for i in doubt]
+    d = LOOK_SHIFT_PX
+    reads = [probs[doubt]]
+    for off in ((d, 0), (-d, 0), (0, d), (0, -d)):
+        reads.append(square_probabilities(square_crops(rect, picked, offset=off), None, model_path, cnn_path))
+    med = np.median(np.stack(reads), axis=0)
+    probs[doubt] = med / np.maximum(med.sum(axis=1, keepdims=True), 1e-9)
 
 
 def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
@@ -272,6 +304,7 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
     probs = square_probabilities(crops, None, model_path, cnn_path)
     if CLASSIFIER == "mlp":
         settle_six_nine(probs, crops)
+    closer_look(rect, probs, model_path, cnn_path, sq)
     _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
     return probs
 
@@ -313,6 +346,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     probs = square_probabilities(crops, x, model_path, cnn_path)
     if CLASSIFIER == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
         settle_six_nine(probs, crops)
+    closer_look(rect, probs, model_path, cnn_path)
     _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     t4 = time.perf_counter()
     choices = decide(probs)

@@ -1,0 +1,84 @@
+"""The reader's cheaper paths give the answers of the plain ones: gradient histograms binned in one
+pass, crops taken off-centre, a closer look only at doubtful squares (per-class median)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision.triolet.reader as reader
+from vision.triolet.classifier import EMPTY
+from vision.triolet.features import BINS, _hog, square_crops
+from vision.triolet.geometry import MARGIN, PITCH
+
+
+def _hog_reference(g: np.ndarray, cell: int) -> np.ndarray:
+    """Per cell, per pixel: the textbook unsigned orientation histogram (slow loops)."""
+    n, side = g.shape[0], g.shape[1]
+    nc = side // cell
+    out = np.zeros((n, nc, nc, BINS), np.float64)
+    for k in range(n):
+        gx = np.zeros((side, side))
+        gy = np.zeros((side, side))
+        gx[:, 1:-1] = g[k, :, 2:] - g[k, :, :-2]
+        gy[1:-1, :] = g[k, 2:, :] - g[k, :-2, :]
+        for y in range(nc * cell):
+            for x in range(nc * cell):
+                mag = float(np.hypot(gx[y, x], gy[y, x]))
+                ang = float(np.mod(np.arctan2(gy[y, x], gx[y, x]), np.pi))
+                b = min(int(ang * BINS / np.pi), BINS - 1)
+                out[k, y // cell, x // cell, b] += mag / (cell * cell)
+    flat = out.reshape(n, -1)
+    flat /= np.linalg.norm(flat, axis=1, keepdims=True) + 1e-3
+    return np.sqrt(flat)
+
+
+@pytest.mark.parametrize("cell", [5, 8])
+def test_reader_hog_matches_the_textbook_histogram(cell: int) -> None:
+    rng = np.random.default_rng(3)
+    g = rng.normal(size=(3, 8 * cell, 8 * cell)).astype(np.float32)
+    fast = _hog(g, cell)
+    ref = _hog_reference(g, cell)
+    # float32 angles may put a pixel lying on a bin edge in the neighbouring bin
+    assert np.mean(np.abs(fast - ref) < 1e-3) > 0.995
+    assert np.allclose(fast.sum(axis=1), ref.sum(axis=1), rtol=2e-2)
+
+
+def test_reader_crops_off_centre_are_the_centred_crops_moved() -> None:
+    rng = np.random.default_rng(5)
+    side = round((15 + 2 * MARGIN) * PITCH)
+    rect = rng.integers(0, 255, (side, side, 3), np.uint8)
+    centred = square_crops(rect, [(7, 7)])[0]
+    moved = square_crops(rect, [(7, 7)], offset=(5, -3))[0]
+    assert np.array_equal(moved[3:, :-5], centred[:-3, 5:])
+    assert not np.array_equal(moved, centred)
+
+
+def test_reader_closer_look_rereads_only_doubtful_tiles_by_median(monkeypatch: pytest.MonkeyPatch) -> None:
+    n_cls = EMPTY + 1
+    probs = np.full((3, n_cls), 0.0, np.float32)
+    probs[0, 6] = 0.97  # sure: kept
+    probs[0, 9] = 0.03
+    probs[1, 6], probs[1, 9] = 0.55, 0.45  # doubtful tile: looked at again
+    probs[2, EMPTY] = 0.8  # likely empty: kept
+    probs[2, 3] = 0.2
+    shifted = []
+    for p6 in (0.1, 0.2, 0.3, 0.9):  # four shifted reads of square 1: mostly a 9
+        p = np.zeros(n_cls, np.float32)
+        p[6], p[9] = p6, 1.0 - p6
+        shifted.append(p[None])
+    calls: list[int] = []
+
+    def fake(crops: np.ndarray, *_: object) -> np.ndarray:
+        calls.append(len(crops))
+        return shifted[len(calls) - 1]
+
+    monkeypatch.setattr(reader, "square_probabilities", fake)
+    monkeypatch.setattr(reader, "CLOSER_BELOW", 0.9)
+    before = probs.copy()
+    rect = np.zeros((round((15 + 2 * MARGIN) * PITCH),) * 2 + (3,), np.uint8)
+    reader.closer_look(rect, probs, squares=[(0, 0), (1, 0), (2, 0)])
+    assert calls == [1, 1, 1, 1]  # only square 1, four shifts
+    assert np.array_equal(probs[[0, 2]], before[[0, 2]])
+    assert probs[1, 9] > probs[1, 6]  # median of 0.45, 0.9, 0.8, 0.7, 0.1 for the 9
+    assert probs[1].sum() == pytest.approx(1.0)

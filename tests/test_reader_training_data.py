@@ -1,0 +1,38 @@
+"""The CNN's training crops say what the square holds: a tile partly under a hand is labelled
+with its value (it is still a tile), an empty square under a hand is labelled empty."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.models.train_triolet_digits import frame_samples
+from vision.render import random_frame
+from vision.triolet.classifier import EMPTY, WILD
+from vision.triolet.holdout import training_pool
+
+SEED = 900_107  # a normal frame with a hand over a few tiles (outside the training seeds)
+
+
+def test_reader_training_hand_tiles_are_labelled_with_their_values() -> None:
+    got = frame_samples(SEED, "normal", "hand-tiles")
+    assert got is not None
+    crops, labels = got
+    assert len(crops) == len(labels) > 0
+    assert crops.shape[1:] == (56, 56, 3)
+    assert EMPTY not in labels
+    fr = random_frame("triolet", SEED, "normal", pool=training_pool())
+    truth = sorted(WILD if c["wild"] else int(c["value"]) for c in fr.labels["read"]["cells"])
+    # every label is the value of a tile on this board, no more often than the board holds it
+    for v in set(labels.tolist()):
+        assert labels.tolist().count(v) <= truth.count(v)
+    # the plain mode leaves these tiles out ("a tile under a hand is not a lesson" there)
+    plain = frame_samples(SEED, "normal", "all")
+    assert plain is not None
+    tiles_plain = int(np.sum(plain[1] != EMPTY))
+    assert tiles_plain + len(labels) <= len(truth)
+
+
+def test_reader_training_hands_mode_gives_only_empty_squares() -> None:
+    got = frame_samples(SEED, "normal", "hands")
+    assert got is not None
+    assert set(got[1].tolist()) == {EMPTY}

@@ -792,7 +792,6 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         if bent is not None:
             h_ref = bent.h_units
             lens = Lens(bent.k, ((w - 1) / 2.0, (h - 1) / 2.0), float(max(w, h)))
-    h_before = h_ref
     h_ref, prem = _checked_shift(image, gray, h_ref, share)
     conf = float(np.clip(0.5 * share + 0.5 * np.clip(prem * 2.5, 0, 1), 0, 1))
     t3 = time.perf_counter()
@@ -800,7 +799,6 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         raise BoardNotLocatedError("no board visible in the picture (no 15×15 grid with its special squares)")
     unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
     raw = apply_h(h_ref, unit) if lens is None else lens.distort(apply_h(h_ref, unit))
-    del h_before
     if not USE_MESH:
         mesh = None
     if mesh is not None:
@@ -848,28 +846,33 @@ def _permute_mesh(mesh: F64, m: F64) -> F64:
 
 
 def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float]:
-    """``_best_shift``, unless the shifted grid explains fewer grid lines than ``share`` (a hand or
-    an arm over the special squares can fake a better pattern one square off; the board's outer
-    lines cannot be faked that way)."""
-    shifted, prem = _best_shift(image, h_units)
-    if shifted is h_units:
-        return h_units, prem
+    """Correct a registration off by up to ``SHIFT_REACH`` whole squares by the special-square
+    pattern (T-B2, ``_pattern_shift``), unless the shifted grid explains fewer grid lines than
+    ``share`` (a hand or an arm over the special squares can fake a better pattern one square off;
+    the board's outer lines cannot be faked that way); also the pattern score of the result."""
+    (dx, dy), prem, prem_here = _pattern_shift(image, h_units)
+    if (dx, dy) == (0, 0):
+        return h_units, prem_here
+    shifted = _shifted(h_units, dx, dy)
     _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
     if share_shifted >= share - 0.02:
         return shifted, prem
-    cells = cell_colours(rectify(image, h_units, 16, 2), 16)
-    return h_units, premium_pattern_score(cells[2:2 + SIZE, 2:2 + SIZE])
+    return h_units, prem_here
 
 
-def _best_shift(image: Image, h_units: F64) -> tuple[F64, float]:
-    """Correct a registration off by up to ``SHIFT_REACH`` squares (in x and/or y) using the
-    special-square pattern (T-B2); also returns the pattern score of the result."""
+def _shifted(h_units: F64, dx: int, dy: int) -> F64:
+    """``h_units`` with its board frame moved by whole squares."""
+    return np.asarray(h_units @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64), np.float64)
+
+
+def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, float]:
+    """The whole-square shift (within ``SHIFT_REACH``) under which the special squares stand out
+    clearly best, ``(0, 0)`` unless it beats no shift by 0.15; its pattern score and the unshifted one."""
     m = SHIFT_REACH
     cells = cell_colours(rectify(image, h_units, 16, m), 16)  # (15 + 2m)² squares
     scores = {(dx, dy): premium_pattern_score(cells[m + dy:m + dy + SIZE, m + dx:m + dx + SIZE])
               for dx in range(-m, m + 1) for dy in range(-m, m + 1)}
     best = max(scores, key=lambda k: scores[k])
-    if best == (0, 0) or scores[best] < scores[(0, 0)] + 0.15:
-        return h_units, scores[(0, 0)]
-    t = np.array([[1, 0, best[0]], [0, 1, best[1]], [0, 0, 1]], np.float64)
-    return np.asarray(h_units @ t, np.float64), scores[best]
+    if scores[best] < scores[(0, 0)] + 0.15:
+        best = (0, 0)
+    return best, scores[best], scores[(0, 0)]

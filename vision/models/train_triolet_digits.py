@@ -17,8 +17,8 @@ was made (650 frames, 41,691 crops). ``recipe --more`` adds ``MORE`` (2,280 fram
 frames and 182,415 crops in all) and trains 12 epochs: a larger MLP, better on the benchmark
 but not committed (the CNN of ``train_triolet_cnn.py``, trained on the ``MORE`` files, re-reads
 the squares that may hold a tile and does better). ``data --hands-only``, ``data
---hand-tiles`` and ``data --empty-board`` make the CNN's extra files. Frames whose rendering or reading takes over 60 s
-are skipped, so a very loaded machine can drop a frame or two.
+--hand-tiles`` and ``data --empty-board`` make the CNN's extra files. Frames whose rendering or
+reading takes over 60 s are skipped, so a very loaded machine can drop a frame or two.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def frame_samples(seed: int, diff: str, mode: str = "all") -> tuple[NDArray[np.u
     squares a hand or arm partly covers, labelled empty: a forearm over an empty square is not a
     tile), ``"hand-tiles"`` (only the tiles a hand partly covers, at least 40 % of the tile in view,
     labelled with their value: a tile half under a finger is still a tile), ``"empty-board"`` (a
-    board before the first move: the centre square H8, which games
-    cover at once, and 24 other empty squares)."""
+    board before the first move: the centre square H8, which games cover at once, and 24 other
+    empty squares)."""
     if mode == "empty-board":
         fr = random_frame("triolet", seed, diff, pool=training_pool(), tiles=())
     else:
@@ -228,10 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--start", type=int, default=0)
     d.add_argument("--count", type=int, default=300)
     d.add_argument("--out", type=Path, required=True)
-    d.add_argument("--hands-only", action="store_true", help="only empty squares under a hand, labelled empty")
-    d.add_argument("--empty-board", action="store_true", help="boards before the first move: H8 and other empties")
-    d.add_argument("--hand-tiles", action="store_true",
-                   help="only tiles partly under a hand, labelled with their value")
+    kind = d.add_mutually_exclusive_group()
+    kind.add_argument("--hands-only", dest="mode", action="store_const", const="hands",
+                      help="only empty squares under a hand, labelled empty")
+    kind.add_argument("--empty-board", dest="mode", action="store_const", const="empty-board",
+                      help="boards before the first move: H8 and other empties")
+    kind.add_argument("--hand-tiles", dest="mode", action="store_const", const="hand-tiles",
+                      help="only tiles partly under a hand, labelled with their value")
+    d.set_defaults(mode="all")
     t = sub.add_parser("train")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=16)
@@ -245,9 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.cmd == "data":
-        mode = ("hands" if a.hands_only else "empty-board" if a.empty_board
-                else "hand-tiles" if a.hand_tiles else "all")
-        make_data(a.start, a.count, a.out, mode)
+        make_data(a.start, a.count, a.out, a.mode)
     elif a.cmd == "recipe":
         a.work.mkdir(parents=True, exist_ok=True)
         ranges = RECIPE + MORE if a.more else RECIPE

@@ -92,7 +92,10 @@ class ReaderObserver:
         if shift != (0.0, 0.0):
             h = h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]], np.float64)
         loc = self._locate_mod.BoardLocation(fix.corners_px, h, fix.confidence, {}, lens=lens)
-        return np.asarray(self._reader_mod.read_squares(image, loc, squares, model_path=self.model_path), np.float64)
+        # a shifted read is already one of a closer look's reads: no closer look within it
+        probs = self._reader_mod.read_squares(image, loc, squares, model_path=self.model_path,
+                                              closer=shift == (0.0, 0.0))
+        return np.asarray(probs, np.float64)
 
     def read(self, frame: Frame, fix: BoardFix, cells: Sequence[str], effort: int = 0) -> dict[str, CellRead]:
         """The cells asked for, and only those, classified (top candidates with probabilities)."""

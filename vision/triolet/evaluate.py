@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -111,15 +112,14 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
         else:
             fs.errors.append((name, t, g, conf))
     if occluders is not None and fs.errors:
-        fs.under_hand = {sq for sq, *_ in fs.errors if _middle_covered(labels, occluders, sq) >= UNDER_HAND}
+        h = units_to_image(truth_c)
+        fs.under_hand = {sq for sq, *_ in fs.errors if _middle_covered(h, occluders, sq) >= UNDER_HAND}
     return fs
 
 
-def _middle_covered(labels: dict[str, Any], occluders: NDArray[np.uint8], square: str) -> float:
-    """Share of the middle of ``square`` (0.2–0.8 of its side, in the picture) under an occluder."""
-    import cv2
-
-    h = units_to_image(np.asarray(labels["board"]["corners_px_view"], np.float64))
+def _middle_covered(h: NDArray[np.float64], occluders: NDArray[np.uint8], square: str) -> float:
+    """Share of the middle of ``square`` (0.2–0.8 of its side; ``h`` maps board units to the
+    picture) under an occluder."""
     c, r = COLUMNS.index(square[0]), int(square[1:]) - 1
     pts = apply_h(h, np.array([[c + 0.2, r + 0.2], [c + 0.8, r + 0.2], [c + 0.8, r + 0.8], [c + 0.2, r + 0.8]]))
     mask = np.zeros(occluders.shape[:2], np.uint8)

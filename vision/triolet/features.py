@@ -3,6 +3,8 @@ a small normalised thumbnail (ink layout: which corner holds the count digit), a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -20,14 +22,14 @@ FINE_CELL = 5  # HOG cell of the core, px
 COARSE_CELL = 8  # HOG cell of the whole crop, px
 BINS = 9
 THUMB = 16
+#: every square ``(col, row)``, row by row (the order of a full board's crops and probabilities)
+ALL_SQUARES: tuple[tuple[int, int], ...] = tuple((c, r) for r in range(SIZE) for c in range(SIZE))
 
 
-def square_crops(rect: U8, squares: list[tuple[int, int]] | None = None, pitch: int = PITCH,
+def square_crops(rect: U8, squares: Sequence[tuple[int, int]] = ALL_SQUARES, pitch: int = PITCH,
                  margin: float = MARGIN, offset: tuple[int, int] = (0, 0)) -> U8:
-    """``CROP``×``CROP`` BGR crops centred on squares ``(col, row)`` (all 225, row by row, if None),
-    or ``offset`` (x, y) px away from their centres."""
-    if squares is None:
-        squares = [(c, r) for r in range(SIZE) for c in range(SIZE)]
+    """``CROP``×``CROP`` BGR crops centred on squares ``(col, row)`` (all 225, row by row, by
+    default), or ``offset`` (x, y) px away from their centres."""
     out = np.empty((len(squares), CROP, CROP, 3), np.uint8)
     half = CROP // 2
     pad = half + max(abs(offset[0]), abs(offset[1]))

@@ -25,7 +25,7 @@ from vision.locate import SIZE, BoardLocation, locate_board, order_corners, unit
 from .classifier import EMPTY, WILD, load_model
 from .cnn import load_cnn
 from .consistency import decide
-from .features import features, square_crops
+from .features import ALL_SQUARES, features, square_crops
 from .geometry import rectified_board
 from .six_nine import six_or_nine
 
@@ -257,9 +257,9 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
 
 
 def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: str | None = None,
-                squares: Sequence[tuple[int, int]] | None = None) -> None:
+                squares: Sequence[tuple[int, int]] = ALL_SQUARES) -> None:
     """Re-read in place the doubtful squares (may hold a tile, top probability below
-    ``CLOSER_BELOW``) of ``probs`` (rows: ``squares``, all 225 if None) from crops shifted up,
+    ``CLOSER_BELOW``) of ``probs`` (rows: ``squares``, all 225 by default) from crops shifted up,
     down, left and right: per class the median of the five reads (one read thrown off by its
     shift, a count digit cut off, must not outvote the others)."""
     if CLOSER_BELOW <= 0:
@@ -267,8 +267,7 @@ def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: s
     doubt = np.where((probs[:, EMPTY] < 0.5) & (probs.max(axis=1) < CLOSER_BELOW))[0]
     if not len(doubt):
         return
-    sq = list(squares) if squares is not None else [(c, r) for r in range(SIZE) for c in range(SIZE)]
-    picked = [sq[i] for i in doubt]
+    picked = [squares[i] for i in doubt]
     d = LOOK_SHIFT_PX
     reads = [probs[doubt]]
     for off in ((d, 0), (-d, 0), (0, d), (0, -d)):
@@ -278,12 +277,11 @@ def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: s
 
 
 def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
-                    squares: Sequence[tuple[int, int]] | None = None) -> None:
-    """Squares (``(col, row)``, all 225 row by row if None) whose centre falls outside the picture
+                    squares: Sequence[tuple[int, int]] = ALL_SQUARES) -> None:
+    """Squares (``(col, row)``, all 225 row by row by default) whose centre falls outside the picture
     cannot be read: they get an uninformative distribution (slightly more likely empty, so they are
     not reported as tiles)."""
-    sq = squares if squares is not None else [(c, r) for r in range(SIZE) for c in range(SIZE)]
-    rc = np.array([[c + 0.5, r + 0.5] for c, r in sq], np.float64).reshape(-1, 2)
+    rc = np.array([[c + 0.5, r + 0.5] for c, r in squares], np.float64).reshape(-1, 2)
     px = loc.project(rc)
     outside = (px[:, 0] < 0) | (px[:, 1] < 0) | (px[:, 0] > width - 1) | (px[:, 1] > height - 1)
     if outside.any():
@@ -292,10 +290,11 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
 
 
 def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int, int]],
-                 model_path: str | None = None, cnn_path: str | None = None) -> F32:
+                 model_path: str | None = None, cnn_path: str | None = None, closer: bool = True) -> F32:
     """Class probabilities (n, 18) of the squares ``(col, row)`` only, the board at ``location``
     (a tracker re-reading what changed: the other squares are not classified). Same classifier
-    and rules as ``read_triolet``, without the consistency step."""
+    and rules as ``read_triolet``, without the consistency step; ``closer=False`` skips the
+    closer look (a caller taking its own median over shifted reads)."""
     sq = list(squares)
     if not sq:
         return np.zeros((0, EMPTY + 1), np.float32)
@@ -304,7 +303,8 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
     probs = square_probabilities(crops, None, model_path, cnn_path)
     if CLASSIFIER == "mlp":
         settle_six_nine(probs, crops)
-    closer_look(rect, probs, model_path, cnn_path, sq)
+    if closer:
+        closer_look(rect, probs, model_path, cnn_path, sq)
     _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
     return probs
 

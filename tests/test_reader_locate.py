@@ -75,3 +75,30 @@ def test_reader_locate_outside_share_counts_squares_off_the_picture() -> None:
     half_off = units_to_image(np.array([[-150, 100], [150, 100], [150, 400], [-150, 400]], np.float64))
     assert outside_share(inside, 640, 480) == 0.0
     assert 0.4 < outside_share(half_off, 640, 480) < 0.6
+
+
+@pytest.mark.parametrize("seed", [400_059, 400_065, 400_271])
+def test_reader_locate_check_tablecloth_does_not_pull_the_grid_off_the_board(seed: int) -> None:
+    """A check tablecloth whose squares match the board's continues its lattice: the grid was found
+    3 squares off (half on the cloth). The special squares (T-B2) and the board's frame around
+    the playing area now put it back (tuning-set seeds, normal difficulty)."""
+    from vision.render import random_frame
+    from vision.triolet.holdout import training_pool
+
+    fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
+    loc = locate_board(fr.image, "triolet")
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_board_like_ring_sees_playing_squares_outside_the_grid() -> None:
+    """Around a whole board lies its frame; around a grid one square off lie playing squares."""
+    from vision.locate import PREMIUM, board_like_ring
+
+    base, frame_colour, special = (200.0, 128.0, 128.0), (60.0, 150.0, 170.0), (120.0, 180.0, 160.0)
+    cells = np.empty((19, 19, 3), np.float32)
+    cells[:] = frame_colour
+    cells[2:17, 2:17] = base
+    cells[2:17, 2:17][PREMIUM] = special
+    assert board_like_ring(cells, 2, 2) == 0.0
+    assert board_like_ring(cells, 3, 2) > 0.1  # one row down: the row above is playing squares

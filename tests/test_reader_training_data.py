@@ -3,9 +3,12 @@ with its value (it is still a tile), an empty square under a hand is labelled em
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
-from vision.models.train_triolet_digits import frame_samples
+import numpy as np
+import pytest
+
+from vision.models.train_triolet_digits import frame_samples, main
 from vision.render import random_frame
 from vision.triolet.classifier import EMPTY, WILD
 from vision.triolet.holdout import training_pool
@@ -36,3 +39,14 @@ def test_reader_training_hands_mode_gives_only_empty_squares() -> None:
     got = frame_samples(SEED, "normal", "hands")
     assert got is not None
     assert set(got[1].tolist()) == {EMPTY}
+
+
+def test_reader_training_data_refuses_held_out_and_unknown_typefaces(capsys: pytest.CaptureFixture[str],
+                                                                      tmp_path: Path) -> None:
+    """A held-out typeface never reaches training data, and a typo is named, not rendered."""
+    for names, said in (("ttf_liberation_serif_bold", "held out"), ("ttf_dejavu_serif,nosuchface", "nosuchface")):
+        with pytest.raises(SystemExit) as exc:
+            main(["data", "--typefaces", names, "--count", "1", "--out", str(tmp_path / "x.npz")])
+        assert exc.value.code == 2
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "x.npz").exists()

@@ -48,7 +48,10 @@ MIN_GRID_SCORE = 0.30
 FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
 MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
-SHIFT_REACH = 2  # squares: how far off a registration the special-square pattern may move it
+SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it
+SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
+RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
+RING_NEAR = 8.0  # L*a*b* distance under which a square has the board's base colour
 STRONG_GRID_SCORE = 1.7
 PROFILE_FLOOR = 6.0  # gradient units: flat regions cannot fake a grid  # below this no board is reported
 DOUBLE = ("H8", "D8", "L8", "H4", "H12", "E5", "K5", "E11", "K11")
@@ -375,16 +378,9 @@ def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[
     m = h_lat @ s
     rect = cv2.warpPerspective(bgr_small, m, (nx * pitch, ny * pitch),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    cells = cell_colours(rect, pitch)
-    best: tuple[float, int, int] | None = None
-    for oy in range(ny - SIZE + 1):
-        for ox in range(nx - SIZE + 1):
-            sc = premium_pattern_score(cells[oy:oy + SIZE, ox:ox + SIZE])
-            if best is None or sc > best[0]:
-                best = (sc, ox, oy)
-    if best is None:
-        return None
-    sc, ox, oy = best
+    scores = premium_pattern_scores(cell_colours(rect, pitch))
+    oy, ox = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
+    sc = float(scores[oy, ox])
     # board units u ↦ lattice point (u − 0.5 + x0 + ox)
     t = np.array([[1, 0, x0 + ox - 0.5], [0, 1, y0 + oy - 0.5], [0, 0, 1]], np.float64)
     return sc, np.asarray(h_lat @ t, np.float64)
@@ -703,11 +699,33 @@ def cell_colours(bgr_rect: Image, pitch: int) -> F32:
 def premium_pattern_score(cells: F32) -> float:
     """How much more the special squares (T-B2) differ from the board's base colour than plain
     squares do, for 15×15 cell colours (about 0 when the grid is misregistered, large when right)."""
-    base = np.median(cells[~PREMIUM], axis=0)
-    d = np.linalg.norm(cells - base, axis=2)
-    prem = float(np.median(d[PREMIUM]))
-    plain = float(np.median(d[~PREMIUM]))
-    return (prem - plain) / (prem + plain + 10.0)
+    return float(premium_pattern_scores(cells)[0, 0])
+
+
+def premium_pattern_scores(cells: F32) -> F32:
+    """``premium_pattern_score`` of every 15×15 window of a larger cell-colour array, indexed by
+    the window's top-left square (shape (rows − 14, cols − 14))."""
+    win = np.lib.stride_tricks.sliding_window_view(cells, (SIZE, SIZE), axis=(0, 1))  # (R, C, 3, 15, 15)
+    win = np.moveaxis(win, 2, -1)  # (R, C, 15, 15, 3)
+    base = np.median(win[:, :, ~PREMIUM], axis=2)  # (R, C, 3)
+    d = np.linalg.norm(win - base[:, :, None, None, :], axis=-1)  # (R, C, 15, 15)
+    prem = np.median(d[:, :, PREMIUM], axis=2)
+    plain = np.median(d[:, :, ~PREMIUM], axis=2)
+    return np.asarray((prem - plain) / (prem + plain + 10.0), np.float32)
+
+
+def board_like_ring(cells: F32, r: int, c: int) -> float:
+    """Share of the 64 squares just around the 15×15 window at row ``r``, column ``c`` of a cell
+    colour array that have the colour of the window's plain squares (0 for a board seen whole:
+    its frame surrounds the playing area)."""
+    win = cells[r:r + SIZE, c:c + SIZE]
+    base = np.median(win[~PREMIUM], axis=0)
+    plain = float(np.median(np.linalg.norm(win[~PREMIUM] - base, axis=1)))
+    ring = cells[r - 1:r + SIZE + 1, c - 1:c + SIZE + 1]
+    edge = np.ones(ring.shape[:2], bool)
+    edge[1:-1, 1:-1] = False
+    d = np.linalg.norm(ring[edge] - base, axis=1)
+    return float(np.mean(d < max(RING_NEAR, 3.0 * plain)))
 
 
 def outside_share(h_units: F64, width: int, height: int) -> float:
@@ -867,12 +885,20 @@ def _shifted(h_units: F64, dx: int, dy: int) -> F64:
 
 def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, float]:
     """The whole-square shift (within ``SHIFT_REACH``) under which the special squares stand out
-    clearly best, ``(0, 0)`` unless it beats no shift by 0.15; its pattern score and the unshifted one."""
-    m = SHIFT_REACH
+    clearly best and the squares just outside the grid do not look like the board's own (a board
+    has its frame there; a grid registered a few squares off has playing squares), ``(0, 0)``
+    unless it beats no shift by ``SHIFT_MARGIN``; its pattern score and the unshifted one."""
+    m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
     cells = cell_colours(rectify(image, h_units, 16, m), 16)  # (15 + 2m)² squares
-    scores = {(dx, dy): premium_pattern_score(cells[m + dy:m + dy + SIZE, m + dx:m + dx + SIZE])
-              for dx in range(-m, m + 1) for dy in range(-m, m + 1)}
-    best = max(scores, key=lambda k: scores[k])
-    if scores[best] < scores[(0, 0)] + 0.15:
-        best = (0, 0)
-    return best, scores[best], scores[(0, 0)]
+    scores = premium_pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
+    prem = {(dx, dy): float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx])
+            for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}
+    here = prem[(0, 0)] - RING_WEIGHT * board_like_ring(cells, m, m)
+    best, best_merit = (0, 0), here + SHIFT_MARGIN
+    for (dx, dy), p in sorted(prem.items(), key=lambda kv: -kv[1]):
+        if p < best_merit:
+            break  # the ring can only lower a shift's merit below its pattern score
+        merit = p - RING_WEIGHT * board_like_ring(cells, m + dy, m + dx)
+        if merit >= best_merit and (dx, dy) != (0, 0):
+            best, best_merit = (dx, dy), merit
+    return best, prem[best], prem[(0, 0)]

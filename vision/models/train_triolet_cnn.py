@@ -1,27 +1,32 @@
 """Train the Triolet square CNN (tile value 0–15, wild, empty) on crop files; dev-time only (torch).
 
-The committed ``vision/models/triolet_cnn.npz`` was made with (2-core shared VM, one thread)::
+The committed ``vision/models/triolet_cnn.npz`` was made with (2-core shared VM, two threads)::
 
-    OPENBLAS_NUM_THREADS=1 python3 -m vision.models.train_triolet_cnn \\
-        /tmp/tri_more/c_*.npz /tmp/tri_hands/h_0.npz /tmp/tri_hands/h_1.npz \\
-        /tmp/tri_empty/e_0.npz /tmp/tri_empty/e_1.npz \\
-        /tmp/tri_htiles/t_0.npz /tmp/tri_htiles/t_1.npz /tmp/tri_htiles/t_0.npz \\
-        /tmp/tri_htiles/t_1.npz /tmp/tri_htiles/t_0.npz /tmp/tri_htiles/t_1.npz --epochs 18
+    python3 -m vision.models.train_triolet_cnn \
+        /tmp/tri_more/c_*.npz /tmp/tri_hands/h_0.npz /tmp/tri_hands/h_1.npz \
+        /tmp/tri_empty/e_0.npz /tmp/tri_empty/e_1.npz \
+        $(for i in 1 2 3; do for k in 0 1 2 3 4 5; do echo /tmp/tri_htiles/t_$k.npz; done; done) \
+        --epochs 18 --threads 2
 
-(defaults: ``--in-size 40 --seed 7``; 71 minutes, 18 epochs of ~235 s; 220,961 training crops;
-validation accuracy 0.987 over the held-back crops in all four quarter turns, 6s 0.948 and 9s
-0.953; 433 kB. Before: the ``MORE`` files, hand and empty-board files only, 12 epochs: 0.985,
-6s 0.930, 9s 0.936.)
+(defaults: ``--in-size 40 --seed 7``; 73 minutes, 18 epochs of ~200 s; 308,087 training crops;
+validation accuracy 0.990 over the held-back crops in all four quarter turns, 6s 0.959 and 9s
+0.974; 433 kB. The model before (3,300 frames of the first 18 typefaces, 1,708 hand-covered
+tiles, one thread, 71 minutes): 0.987, 6s 0.948, 9s 0.953 on its validation files, which
+lacked the new faces.)
 
 Crop files come from ``python3 -m vision.models.train_triolet_digits data`` (``c_*``: the 2,280
 frames of ``MORE``, seeds 1,010,000–1,011,139 and 1,020,000–1,021,139, plus 1,020 frames of
 seeds 1,060,000–1,061,019, 30 per file: ``--start 60000 --count 30 --out c_60000.npz`` …
-``c_60990``), ``data --hands-only`` (``h_*``: empty squares under hands, seeds
-1,030,000–1,030,799), ``data --empty-board`` (``e_*``: boards before the first move, seeds
-1,040,000–1,040,599) and ``data --hand-tiles`` (``t_*``: tiles partly under a hand, labelled with
-their values; ``t_0`` seeds 1,050,000–1,050,699, ``t_1`` 1,051,000–1,052,399; 1,708 crops, given
-three times so that they weigh), training styles only. Every 19th ``c_*`` file (6 of 110) forms
-the validation set (``is_validation``).
+``c_60990``; these 3,300 frames were rendered before the six serif/mono/oblique typefaces
+existed; plus 1,200 frames of only those six faces, ``--typefaces ttf_dejavu_serif_bold,…``
+``--start 70000 --count 30 --out c_70000.npz`` … ``c_71170``), ``data --hands-only`` (``h_*``:
+empty squares under hands, seeds 1,030,000–1,030,799), ``data --empty-board`` (``e_*``: boards
+before the first move, seeds 1,040,000–1,040,599) and ``data --hand-tiles`` (``t_*``: tiles
+partly under a hand, labelled with their values; ``t_0`` seeds 1,050,000–1,050,699, ``t_1``
+1,051,000–1,052,399, ``t_2`` 1,052,400–1,053,999, ``t_3`` 1,054,000–1,055,599, and with the six
+new faces only ``t_4`` 1,056,000–1,056,699, ``t_5`` 1,056,700–1,057,399; 5,991 crops, given three
+times so that they weigh), training styles only. Every 19th ``c_*`` file (8 of 150) forms the
+validation set (``is_validation``).
 
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the
 true value, so a 6 stays a 6 however it is turned), a small rotation/scale/shift, per-channel
@@ -176,7 +181,7 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def is_validation(k: int, name: str) -> bool:
-    """Every 19th ``c_*`` file (from the second: 4 of 76) is for validation; hand files never."""
+    """Every 19th ``c_*`` file (from the second) is for validation; hand files never."""
     return name.startswith("c_") and k % 19 == 1
 
 
@@ -218,8 +223,8 @@ def evaluate(net: Net, xv: NDArray[np.uint8], yv: NDArray[np.int64]) -> tuple[fl
 
 
 def train(paths: list[Path], epochs: int, out: Path, seed: int = 7, batch: int = 256, lr: float = 3e-3,
-          in_size: int = IN_SIZE) -> None:
-    torch.set_num_threads(1)
+          in_size: int = IN_SIZE, threads: int = 1) -> None:
+    torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -286,8 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=CNN_PATH)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--in-size", type=int, default=IN_SIZE, help="side of the shrunk crop the net sees, px")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1 keeps runs repeatable bit for bit)")
     a = ap.parse_args(argv)
-    train(a.data, a.epochs, a.out, a.seed, in_size=a.in_size)
+    train(a.data, a.epochs, a.out, a.seed, in_size=a.in_size, threads=max(1, a.threads))
     return 0
 
 

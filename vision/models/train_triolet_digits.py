@@ -17,8 +17,12 @@ was made (650 frames, 41,691 crops). ``recipe --more`` adds ``MORE`` (2,280 fram
 frames and 182,415 crops in all) and trains 12 epochs: a larger MLP, better on the benchmark
 but not committed (the CNN of ``train_triolet_cnn.py``, trained on the ``MORE`` files, re-reads
 the squares that may hold a tile and does better). ``data --hands-only``, ``data
---hand-tiles`` and ``data --empty-board`` make the CNN's extra files. Frames whose rendering or
-reading takes over 60 s are skipped, so a very loaded machine can drop a frame or two.
+--hand-tiles`` and ``data --empty-board`` make the CNN's extra files; ``data --typefaces A,B``
+draws only the named typefaces (to add frames of new faces; held-out faces are refused). Frames
+whose rendering or reading takes over 60 s are skipped, so a very loaded machine can drop a frame
+or two. A seed's frame depends on the style lists: ``RECIPE`` and ``MORE`` were rendered with the
+18 typefaces before the six serif/mono/oblique ones were added (commit ``983905d``), so they are
+reproduced exactly only from that commit.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -35,10 +40,11 @@ from numpy.typing import NDArray
 from companion_api.bench.read import render_with_timeout
 from vision.locate import BoardNotLocatedError, locate_board
 from vision.render import random_frame
+from vision.render.styles import TYPEFACES
 from vision.triolet.classifier import EMPTY, MODEL_PATH, N_CLASSES, WILD, Mlp
 from vision.triolet.features import CROP, features, square_crops
 from vision.triolet.geometry import MARGIN, PITCH, rectified_board, rectify_maps
-from vision.triolet.holdout import TRAIN_SEED_BASE, training_pool
+from vision.triolet.holdout import HELD_OUT, TRAIN_SEED_BASE, training_pool
 
 COLUMNS = "ABCDEFGHIJKLMNO"
 #: (start, count) frame ranges of the committed model, in training order (seeds TRAIN_SEED_BASE + start …)
@@ -50,7 +56,8 @@ DIFFS = ("easy", "normal", "normal", "hard", "hard")
 HAND_DIFFS = ("normal", "hard")
 
 
-def frame_samples(seed: int, diff: str, mode: str = "all") -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
+def frame_samples(seed: int, diff: str, mode: str = "all", typefaces: tuple[str, ...] | None = None,
+                  ) -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
     """Square crops and labels of one rendered frame (``None`` if the locator misses the board).
 
     ``mode``: ``"all"`` (every visible tile and 45 empty squares), ``"hands"`` (only the empty
@@ -58,11 +65,12 @@ def frame_samples(seed: int, diff: str, mode: str = "all") -> tuple[NDArray[np.u
     tile), ``"hand-tiles"`` (only the tiles a hand partly covers, at least 40 % of the tile in view,
     labelled with their value: a tile half under a finger is still a tile), ``"empty-board"`` (a
     board before the first move: the centre square H8, which games cover at once, and 24 other
-    empty squares)."""
+    empty squares). ``typefaces`` narrows the training pool's typefaces (held-out ones stay out)."""
+    pool = replace(training_pool(), typefaces=typefaces)
     if mode == "empty-board":
-        fr = random_frame("triolet", seed, diff, pool=training_pool(), tiles=())
+        fr = random_frame("triolet", seed, diff, pool=pool, tiles=())
     else:
-        fr = random_frame("triolet", seed, diff, pool=training_pool())
+        fr = random_frame("triolet", seed, diff, pool=pool)
     img = fr.image
     try:
         loc = locate_board(img)
@@ -110,14 +118,14 @@ def frame_samples(seed: int, diff: str, mode: str = "all") -> tuple[NDArray[np.u
     return square_crops(rect, squares), np.array(ys, np.int64)
 
 
-def make_data(start: int, count: int, out: Path, mode: str = "all") -> None:
+def make_data(start: int, count: int, out: Path, mode: str = "all", typefaces: tuple[str, ...] | None = None) -> None:
     xs, ys = [], []
     t0 = time.time()
     skipped = 0
     for i in range(start, start + count):
         try:
             res = render_with_timeout(60.0, frame_samples, TRAIN_SEED_BASE + i,
-                                      DIFFS[i % len(DIFFS)] if mode == "all" else HAND_DIFFS[i % 2], mode)
+                                      DIFFS[i % len(DIFFS)] if mode == "all" else HAND_DIFFS[i % 2], mode, typefaces)
         except Exception as exc:  # a locator bug must not cost the whole batch
             print(f"frame {i}: {type(exc).__name__}: {exc}", file=sys.stderr)
             res = None
@@ -221,6 +229,20 @@ def train(paths: list[Path], hidden: int = 192, epochs: int = 16, seed: int = 7,
           file=sys.stderr)
 
 
+def _typefaces(ap: argparse.ArgumentParser, text: str | None) -> tuple[str, ...] | None:
+    """The ``--typefaces`` names, checked (unknown or held-out names end the run with a message)."""
+    if text is None:
+        return None
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in TYPEFACES]
+    if unknown or not names:
+        ap.error(f"unknown typeface(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(TYPEFACES)}")
+    held = [n for n in names if n in HELD_OUT["typefaces"]]
+    if held:
+        ap.error(f"{', '.join(held)} is held out of training (vision/triolet/holdout.py)")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -236,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     kind.add_argument("--hand-tiles", dest="mode", action="store_const", const="hand-tiles",
                       help="only tiles partly under a hand, labelled with their value")
     d.set_defaults(mode="all")
+    d.add_argument("--typefaces", default=None, metavar="NAME,NAME",
+                   help="draw only these typefaces (comma-separated names; held-out ones are refused)")
     t = sub.add_parser("train")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=16)
@@ -249,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.cmd == "data":
-        make_data(a.start, a.count, a.out, a.mode)
+        make_data(a.start, a.count, a.out, a.mode, _typefaces(d, a.typefaces))
     elif a.cmd == "recipe":
         a.work.mkdir(parents=True, exist_ok=True)
         ranges = RECIPE + MORE if a.more else RECIPE

@@ -34,6 +34,9 @@ class Typeface:
     underline_69: bool = False
 
 
+_DEJAVU = "/usr/share/fonts/truetype/dejavu/"
+_LIBERATION = "/usr/share/fonts/truetype/liberation/"
+
 TYPEFACES: dict[str, Typeface] = {t.name: t for t in [
     Typeface("hershey_simplex", "hershey", face=0, weight=0.11),
     Typeface("hershey_duplex", "hershey", face=2, weight=0.13),
@@ -58,7 +61,19 @@ TYPEFACES: dict[str, Typeface] = {t.name: t for t in [
     Typeface("ttf_liberation_narrow", "ttf",
              path="/usr/share/fonts/truetype/liberation/LiberationSansNarrow-Regular.ttf", fallback="condensed"),
     Typeface("pil_builtin", "ttf", path="", fallback="geometric_light"),
+    # serif, monospaced and oblique outline faces (added for the Triolet reader's variety)
+    Typeface("ttf_dejavu_serif_bold", "ttf", path=_DEJAVU + "DejaVuSerif-Bold.ttf", fallback="hershey_triplex"),
+    Typeface("ttf_dejavu_serif", "ttf", path=_DEJAVU + "DejaVuSerif.ttf", fallback="hershey_complex"),
+    Typeface("ttf_dejavu_serif_condensed", "ttf", path=_DEJAVU + "DejaVuSerifCondensed.ttf",
+             fallback="hershey_complex"),
+    Typeface("ttf_liberation_mono_bold", "ttf", path=_LIBERATION + "LiberationMono-Bold.ttf", fallback="geometric"),
+    Typeface("ttf_dejavu_sans_mono", "ttf", path=_DEJAVU + "DejaVuSansMono.ttf", fallback="geometric_light"),
+    Typeface("ttf_dejavu_sans_bold_oblique", "ttf", path=_DEJAVU + "DejaVuSans-BoldOblique.ttf", fallback="slanted"),
 ]}
+
+#: Typefaces of the triangle-tile games' renders (Triominos, Trio Domino): the 18 their readers
+#: were measured on; the serif/mono/oblique faces above are drawn only on Triolet tiles so far.
+TILE_GAME_TYPEFACES: tuple[str, ...] = tuple(TYPEFACES)[:18]
 
 
 @dataclass(frozen=True)
@@ -213,6 +228,11 @@ class StylePool:
         if not names:
             raise ValueError("the style pool excludes every style of a kind")
         return names[int(rng.integers(len(names)))]
+
+
+def tile_game_typeface(rng: np.random.Generator, pool: StylePool) -> str:
+    """A typeface for a Triominos / Trio Domino scene (``TILE_GAME_TYPEFACES`` unless the pool names some)."""
+    return pool.pick(rng, TYPEFACES, pool.typefaces or TILE_GAME_TYPEFACES)
 
 
 def all_style_names() -> dict[str, list[str]]:

@@ -26,7 +26,7 @@ from .hands import HandSpec
 from .look import LookSpec
 from .sampling import random_camera, random_clutter, random_hands, random_look, uni
 from .stage import Stage, texture_to_world
-from .styles import TABLE_SURFACES, TYPEFACES, StylePool, bgr
+from .styles import TABLE_SURFACES, StylePool, bgr, tile_game_typeface
 from .table import ClutterItem
 
 F64 = NDArray[np.float64]
@@ -392,7 +392,7 @@ def random_triangles_frame(game: str, seed: int, difficulty_name: str = "normal"
                           uni(rng, (-jit[1], jit[1])))
              for f, group in enumerate(groups) for cell, vals in group]
     scene = TrianglesScene(game=game, tiles=tuple(tiles), fields=tuple(fields), face=pick_face(rng, game, pool),
-                           typeface=pool.pick(rng, TYPEFACES, pool.typefaces), tile_mm=tile_mm, gap_mm=gap,
+                           typeface=tile_game_typeface(rng, pool), tile_mm=tile_mm, gap_mm=gap,
                            thickness_mm=uni(rng, (5.0, 7.0)), table=pool.pick(rng, TABLE_SURFACES, pool.tables),
                            table_seed=int(rng.integers(1 << 30)))
     verts = np.concatenate([tile_vertices_mm(scene, t) for t in scene.tiles])

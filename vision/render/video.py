@@ -180,7 +180,7 @@ class _Trigon(_Adapter):
 class _Triangles(_Adapter):
     def __init__(self, *a: Any) -> None:
         super().__init__(*a)
-        from .styles import TABLE_SURFACES, TYPEFACES
+        from .styles import TABLE_SURFACES, tile_game_typeface
         from .triangles import LATTICE, FieldPose, TrianglesScene, pick_face
         game = self.spec.game
         face = pick_face(self.rng, game, self.pool)
@@ -214,7 +214,7 @@ class _Triangles(_Adapter):
             placed.append((origin[0], origin[1], radius))
         self.extent = max(math.hypot(x, y) + r for x, y, r in placed)
         self.scene = TrianglesScene(game=game, fields=tuple(poses), face=face,
-                                    typeface=self.pool.pick(self.rng, TYPEFACES, self.pool.typefaces),
+                                    typeface=tile_game_typeface(self.rng, self.pool),
                                     tile_mm=tile_mm, gap_mm=gap, thickness_mm=uni(self.rng, (5.0, 7.0)),
                                     table=self.pool.pick(self.rng, TABLE_SURFACES, self.pool.tables),
                                     table_seed=int(self.rng.integers(1 << 30)))

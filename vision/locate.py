@@ -260,14 +260,16 @@ def _cells(blobs: U8) -> tuple[F64, F64]:
     return np.array(areas, np.float64), np.array(cents, np.float64).reshape(-1, 2)
 
 
-def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> list[tuple[float, F64]]:
+def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> list[tuple[float, F64, bool]]:
     """Board homographies (units → working image) grown from the lattice of square centres,
-    chesscog-style, placed on the 15×15 board by the special-square pattern; with a score.
+    chesscog-style, placed on the 15×15 board by the special-square pattern; with a score, and
+    whether the lattice was two rows wider than the board (grown onto a check cloth: its window
+    is less sure, so such a fit never ends the search on its own).
 
     Several lattices may be in view (a check tablecloth): each is grown from the most regular
     seed left (most same-size neighbours about one square away), its cells removed, and the next
     grown from what is left."""
-    out: list[tuple[float, F64]] = []
+    out: list[tuple[float, F64, bool]] = []
     for edges in edge_maps:
         areas, cents = _cells(edges)
         if len(areas) < 12:
@@ -295,10 +297,11 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
             alive[seed] = False
             placed = _place_window(bgr_small, h_lat, ij)
             if placed is not None:
-                out.append(placed)
-                if placed[0] > 0.35:
+                wide = bool(np.any(ij.max(axis=0) - ij.min(axis=0) > SIZE))
+                out.append((placed[0], placed[1], wide))
+                if placed[0] > 0.35 and not wide:
                     break
-        if out and max(sc for sc, _ in out) > 0.35:
+        if any(sc > 0.35 and not wide for sc, _, wide in out):
             break
     out.sort(key=lambda t: -t[0])
     return out[:max_fits]
@@ -366,7 +369,7 @@ def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[
     if len(ij) < 12:
         return None
     lo, hi = ij.min(axis=0), ij.max(axis=0)
-    if np.any(hi - lo > SIZE - 1 + 1):  # one stray inlier row tolerated
+    if np.any(hi - lo > SIZE - 1 + 2):  # up to two stray rows (tile faces, cloth squares beside the board)
         return None
     first = np.minimum(lo, hi - (SIZE - 1))  # window origins from first to last
     last = np.maximum(lo, hi - (SIZE - 1))
@@ -761,12 +764,13 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     to_full = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     scored: list[tuple[float, F64, float, float]] = []
-    for _pattern, h_lat in lattice_fits(small, cell_maps(gray_small)):
+    for _pattern, h_lat, wide in lattice_fits(small, cell_maps(gray_small)):
         h1, share1, _, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2)
         h1, prem1 = _checked_shift(image, gray, h1, share1)
-        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25 - outside_share(h1, w, h)
+        # a lattice wider than the board ranks behind any candidate as good, and never ends the search
+        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + (0.0 if wide else 0.25) - outside_share(h1, w, h)
         scored.append((quality, h1, share1, prem1))
-        if share1 > 0.9 and prem1 > 0.5:
+        if share1 > 0.9 and prem1 > 0.5 and not wide:
             break
     t1 = time.perf_counter()
     if scored and max(q for q, *_ in scored) > 0.9 + 1.0 + 0.25 - 0.01:

@@ -14,7 +14,7 @@ Stages (each a function below, named after what it does):
    last, the lens bending (one division-model coefficient) and the homography are fitted
    jointly to all line samples (``locate_lens.fit_lens_to_grid``), so the corners follow the
    bent outer lines instead of a straight extrapolation.
-4. ``premium_pattern_score`` — the special squares (T-B2) must stand out from plain squares
+4. ``premium_pattern_scores`` — the special squares (T-B2) must stand out from plain squares
    where the grid says they are; a shift by one square breaks that pattern.
 
 Corners follow INTERFACES §3: clockwise from the one nearest the image's top-left; that corner
@@ -297,9 +297,8 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
             alive[seed] = False
             placed = _place_window(bgr_small, h_lat, ij)
             if placed is not None:
-                wide = bool(np.any(ij.max(axis=0) - ij.min(axis=0) > SIZE))
-                out.append((placed[0], placed[1], wide))
-                if placed[0] > 0.35 and not wide:
+                out.append(placed)
+                if placed[0] > 0.35 and not placed[2]:
                     break
         if any(sc > 0.35 and not wide for sc, _, wide in out):
             break
@@ -363,13 +362,15 @@ def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[n
     return h, np.unique(ij[member], axis=0), member
 
 
-def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[float, F64] | None:
-    """Which 15×15 window of the lattice is the board: the one whose special squares stand out.
-    Lattice cell ``(i, j)`` has its centre at lattice point ``(i, j)``."""
+def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[float, F64, bool] | None:
+    """Which 15×15 window of the lattice is the board: the one whose special squares stand out;
+    its score, homography, and whether the lattice is two rows wider than the board. Lattice cell
+    ``(i, j)`` has its centre at lattice point ``(i, j)``."""
     if len(ij) < 12:
         return None
     lo, hi = ij.min(axis=0), ij.max(axis=0)
-    if np.any(hi - lo > SIZE - 1 + 2):  # up to two stray rows (tile faces, cloth squares beside the board)
+    extra = int(np.max(hi - lo)) - (SIZE - 1)  # rows beyond the board's 15 (tile faces, cloth squares)
+    if extra > 2:
         return None
     first = np.minimum(lo, hi - (SIZE - 1))  # window origins from first to last
     last = np.maximum(lo, hi - (SIZE - 1))
@@ -386,7 +387,7 @@ def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[
     sc = float(scores[oy, ox])
     # board units u ↦ lattice point (u − 0.5 + x0 + ox)
     t = np.array([[1, 0, x0 + ox - 0.5], [0, 1, y0 + oy - 0.5], [0, 0, 1]], np.float64)
-    return sc, np.asarray(h_lat @ t, np.float64)
+    return sc, np.asarray(h_lat @ t, np.float64), extra == 2
 
 
 def _plausible(q: F64, w: int, h: int) -> bool:
@@ -699,15 +700,10 @@ def cell_colours(bgr_rect: Image, pitch: int) -> F32:
                       .astype(np.float32).mean(axis=(1, 3)), np.float32)
 
 
-def premium_pattern_score(cells: F32) -> float:
-    """How much more the special squares (T-B2) differ from the board's base colour than plain
-    squares do, for 15×15 cell colours (about 0 when the grid is misregistered, large when right)."""
-    return float(premium_pattern_scores(cells)[0, 0])
-
-
 def premium_pattern_scores(cells: F32) -> F32:
-    """``premium_pattern_score`` of every 15×15 window of a larger cell-colour array, indexed by
-    the window's top-left square (shape (rows − 14, cols − 14))."""
+    """For every 15×15 window of a cell-colour array, indexed by the window's top-left square
+    (shape (rows − 14, cols − 14)): how much more the special squares (T-B2) differ from the
+    board's base colour than plain squares do (about 0 when misregistered, large when right)."""
     win = np.lib.stride_tricks.sliding_window_view(cells, (SIZE, SIZE), axis=(0, 1))  # (R, C, 3, 15, 15)
     win = np.moveaxis(win, 2, -1)  # (R, C, 15, 15, 3)
     base = np.median(win[:, :, ~PREMIUM], axis=2)  # (R, C, 3)

@@ -37,7 +37,7 @@ class Typeface:
 _DEJAVU = "/usr/share/fonts/truetype/dejavu/"
 _LIBERATION = "/usr/share/fonts/truetype/liberation/"
 
-TYPEFACES: dict[str, Typeface] = {t.name: t for t in [
+_FIRST_TYPEFACES = [
     Typeface("hershey_simplex", "hershey", face=0, weight=0.11),
     Typeface("hershey_duplex", "hershey", face=2, weight=0.13),
     Typeface("hershey_complex", "hershey", face=3, weight=0.10),
@@ -50,18 +50,17 @@ TYPEFACES: dict[str, Typeface] = {t.name: t for t in [
     Typeface("rounded_bold", "stroke", variant="rounded", weight=0.22, aspect=1.15, underline_69=True),
     Typeface("condensed", "stroke", variant="condensed", weight=0.12, aspect=0.75),
     Typeface("slanted", "stroke", variant="geometric", weight=0.13, slant=0.18),
-    Typeface("ttf_dejavu_sans_bold", "ttf", path="/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
-             fallback="rounded"),
-    Typeface("ttf_liberation_sans_bold", "ttf",
-             path="/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf", fallback="geometric"),
-    Typeface("ttf_liberation_serif_bold", "ttf",
-             path="/usr/share/fonts/truetype/liberation/LiberationSerif-Bold.ttf", fallback="hershey_triplex"),
-    Typeface("ttf_dejavu_condensed_bold", "ttf",
-             path="/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed-Bold.ttf", fallback="condensed"),
-    Typeface("ttf_liberation_narrow", "ttf",
-             path="/usr/share/fonts/truetype/liberation/LiberationSansNarrow-Regular.ttf", fallback="condensed"),
+    Typeface("ttf_dejavu_sans_bold", "ttf", path=_DEJAVU + "DejaVuSans-Bold.ttf", fallback="rounded"),
+    Typeface("ttf_liberation_sans_bold", "ttf", path=_LIBERATION + "LiberationSans-Bold.ttf", fallback="geometric"),
+    Typeface("ttf_liberation_serif_bold", "ttf", path=_LIBERATION + "LiberationSerif-Bold.ttf",
+             fallback="hershey_triplex"),
+    Typeface("ttf_dejavu_condensed_bold", "ttf", path=_DEJAVU + "DejaVuSansCondensed-Bold.ttf", fallback="condensed"),
+    Typeface("ttf_liberation_narrow", "ttf", path=_LIBERATION + "LiberationSansNarrow-Regular.ttf",
+             fallback="condensed"),
     Typeface("pil_builtin", "ttf", path="", fallback="geometric_light"),
-    # serif, monospaced and oblique outline faces (added for the Triolet reader's variety)
+]
+#: serif, monospaced and oblique outline faces, added for the Triolet reader's variety
+_LATER_TYPEFACES = [
     Typeface("ttf_dejavu_serif_bold", "ttf", path=_DEJAVU + "DejaVuSerif-Bold.ttf", fallback="hershey_triplex"),
     Typeface("ttf_dejavu_serif", "ttf", path=_DEJAVU + "DejaVuSerif.ttf", fallback="hershey_complex"),
     Typeface("ttf_dejavu_serif_condensed", "ttf", path=_DEJAVU + "DejaVuSerifCondensed.ttf",
@@ -69,11 +68,12 @@ TYPEFACES: dict[str, Typeface] = {t.name: t for t in [
     Typeface("ttf_liberation_mono_bold", "ttf", path=_LIBERATION + "LiberationMono-Bold.ttf", fallback="geometric"),
     Typeface("ttf_dejavu_sans_mono", "ttf", path=_DEJAVU + "DejaVuSansMono.ttf", fallback="geometric_light"),
     Typeface("ttf_dejavu_sans_bold_oblique", "ttf", path=_DEJAVU + "DejaVuSans-BoldOblique.ttf", fallback="slanted"),
-]}
+]
+TYPEFACES: dict[str, Typeface] = {t.name: t for t in _FIRST_TYPEFACES + _LATER_TYPEFACES}
 
-#: Typefaces of the triangle-tile games' renders (Triominos, Trio Domino): the 18 their readers
-#: were measured on; the serif/mono/oblique faces above are drawn only on Triolet tiles so far.
-TILE_GAME_TYPEFACES: tuple[str, ...] = tuple(TYPEFACES)[:18]
+#: Typefaces of the triangle-tile games' renders (Triominos, Trio Domino): the first 18, which
+#: their readers were measured on; the later faces are drawn only on Triolet tiles so far.
+TILE_GAME_TYPEFACES: tuple[str, ...] = tuple(t.name for t in _FIRST_TYPEFACES)
 
 
 @dataclass(frozen=True)

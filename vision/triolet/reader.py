@@ -40,6 +40,12 @@ SIX_NINE_MIN_MARGIN = 0.12
 TTA_BELOW_EMPTY = 0.97
 #: ... and, with the CNN, whose first reading's top probability is below this (a sure reading is kept).
 TTA_BELOW_SURE = 0.999
+#: Squares the MLP calls empty with a probability below this (but at least ``TTA_BELOW_EMPTY``) are
+#: checked by the CNN too: a tile the MLP missed (glare, a hand partly over it, a tile colour).
+RECHECK_BELOW_EMPTY = 0.999
+#: ... and take the CNN's reading when its "empty" probability, averaged over the four quarter
+#: turns, is below this (the CNN is sure a tile is there); otherwise the MLP's "empty" stands.
+RECHECK_MAX_EMPTY = 0.01
 #: Squares that may hold a tile and whose reading's top probability is still below this get a
 #: closer look: per class the median of reads of crops shifted by ``LOOK_SHIFT_PX`` (0: never).
 CLOSER_BELOW = 0.9
@@ -219,6 +225,25 @@ def settle_six_nine(probs: F32, crops: U8) -> None:
         probs[i, other] = both * (1.0 - share)
 
 
+def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32]) -> None:
+    """Squares the MLP calls empty, but not surely (``TTA_BELOW_EMPTY`` ≤ p < ``RECHECK_BELOW_EMPTY``),
+    take in place the CNN's four-turn reading when the CNN is sure a tile is there
+    (``RECHECK_MAX_EMPTY``; a first read of "empty" at four times that or more cannot average
+    below it, so only the others are read turned)."""
+    band = np.where((probs[:, EMPTY] >= TTA_BELOW_EMPTY) & (probs[:, EMPTY] < RECHECK_BELOW_EMPTY))[0]
+    if not len(band):
+        return
+    first = cnn(crops[band])
+    keep = first[:, EMPTY] < RECHECK_MAX_EMPTY * (1.0 + len(TTA_TURNS))
+    band, acc = band[keep], first[keep]
+    for k in TTA_TURNS:
+        if len(band):
+            acc = acc + cnn(np.ascontiguousarray(np.rot90(crops[band], k, axes=(1, 2))))
+    acc = acc / (1.0 + len(TTA_TURNS))
+    sure = acc[:, EMPTY] < RECHECK_MAX_EMPTY
+    probs[band[sure]] = acc[sure]
+
+
 def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None = None,
                          cnn_path: str | None = None) -> F32:
     """Class probabilities (n, 18) of square crops by ``CLASSIFIER``; squares that may hold a tile
@@ -251,6 +276,7 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
         if unsure.any():
             first[unsure] = turns_averaged(cnn, first[unsure], maybe[unsure])
         probs[maybe] = first
+        _recheck_empties(probs, crops, cnn)
     else:  # both
         probs[maybe] = (turns_averaged(mlp, probs[maybe], maybe) + turns_averaged(cnn, cnn(crops[maybe]), maybe)) / 2.0
     return probs

@@ -1,0 +1,59 @@
+"""The CNN's second look at squares the MLP calls empty without being sure (``_recheck_empties``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision.triolet.reader as reader
+from vision.render import random_frame
+from vision.triolet.classifier import EMPTY
+from vision.triolet.holdout import training_pool
+
+N = EMPTY + 1
+
+
+def _probs(p_empty: list[float]) -> np.ndarray:
+    p = np.zeros((len(p_empty), N), np.float32)
+    for i, e in enumerate(p_empty):
+        p[i, EMPTY] = e
+        p[i, 3] = 1.0 - e
+    return p
+
+
+def _cnn_saying(value: int, p_empty: float, calls: list[int]):  # type: ignore[no-untyped-def]
+    def cnn(crops: np.ndarray) -> np.ndarray:
+        calls.append(len(crops))
+        out = np.zeros((len(crops), N), np.float32)
+        out[:, EMPTY] = p_empty
+        out[:, value] = 1.0 - p_empty
+        return out
+    return cnn
+
+
+def test_a_sure_cnn_overrules_an_unsure_empty_only_inside_the_band() -> None:
+    probs = _probs([0.5, 0.98, 0.9999])  # read by the CNN already / in the band / surely empty
+    before = probs.copy()
+    calls: list[int] = []
+    reader._recheck_empties(probs, np.zeros((3, 56, 56, 3), np.uint8), _cnn_saying(9, 0.001, calls))
+    assert calls == [1, 1, 1, 1]  # only the band square, in four quarter turns
+    assert probs[1].argmax() == 9 and probs[1, EMPTY] < reader.RECHECK_MAX_EMPTY
+    assert np.array_equal(probs[[0, 2]], before[[0, 2]])
+
+
+def test_an_unsure_cnn_leaves_the_empty_reading_and_skips_the_turns() -> None:
+    probs = _probs([0.98])
+    calls: list[int] = []
+    reader._recheck_empties(probs, np.zeros((1, 56, 56, 3), np.uint8), _cnn_saying(9, 0.2, calls))
+    assert calls == [1]
+    assert probs[0, EMPTY] == pytest.approx(0.98)
+
+
+def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a rendered frame (seed 400,035) whose J11 holds a 1 the square MLP calls empty at ~0.99
+    fr = random_frame("triolet", 400_035, "normal", pool=training_pool(), size=(1280, 720))
+    truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
+    assert truth["J11"] == 1
+    assert reader.read_triolet(fr.image).board_values().get("J11") == (1, False)
+    monkeypatch.setattr(reader, "RECHECK_BELOW_EMPTY", reader.TTA_BELOW_EMPTY)  # no second look
+    assert "J11" not in reader.read_triolet(fr.image).board_values()

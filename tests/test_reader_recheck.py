@@ -1,13 +1,21 @@
-"""The CNN's second look at squares the MLP calls empty without being sure (``_recheck_empties``)."""
+"""Second looks: the CNN at squares the MLP calls empty without being sure (``_recheck_empties``),
+and the second CNN where the first is unsure (``SECOND_OPINION``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from reader_helpers import TEST_SEEDS, frame
 
+import vision.triolet.cnn as square_cnn
 import vision.triolet.reader as reader
+from vision.locate import locate_board
 from vision.render import random_frame
 from vision.triolet.classifier import EMPTY
+from vision.triolet.cnn import CnnMissingError
+from vision.triolet.features import ALL_SQUARES
 from vision.triolet.holdout import training_pool
 
 N = EMPTY + 1
@@ -57,3 +65,25 @@ def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch) ->
     assert reader.read_triolet(fr.image).board_values().get("J11") == (1, False)
     monkeypatch.setattr(reader, "RECHECK_BELOW_EMPTY", reader.TTA_BELOW_EMPTY)  # no second look
     assert "J11" not in reader.read_triolet(fr.image).board_values()
+
+
+def test_the_second_cnn_changes_only_squares_the_first_is_unsure_of(monkeypatch: pytest.MonkeyPatch) -> None:
+    fr = frame(TEST_SEEDS[1])
+    loc = locate_board(fr.image)
+    squares = list(ALL_SQUARES)
+    monkeypatch.setattr(reader, "SECOND_OPINION", False)
+    one = reader.read_squares(fr.image, loc, squares, closer=False)
+    monkeypatch.setattr(reader, "SECOND_OPINION", True)
+    two = reader.read_squares(fr.image, loc, squares, closer=False)
+    changed = np.abs(two - one).max(axis=1) > 1e-6
+    assert changed.any()
+    # squares the MLP surely calls empty never reach a CNN; sure CNN readings are not re-read
+    assert not changed[one[:, EMPTY] >= reader.RECHECK_BELOW_EMPTY].any()
+    assert (one[changed].max(axis=1) < reader.TTA_BELOW_SURE + 1e-3).all()
+
+
+def test_a_missing_second_cnn_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fr = frame(TEST_SEEDS[1])
+    monkeypatch.setattr(square_cnn, "SECOND_CNN_PATH", tmp_path / "none.npz")
+    with pytest.raises(CnnMissingError, match=r"none\.npz"):
+        reader.read_triolet(fr.image)

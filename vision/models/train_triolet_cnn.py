@@ -14,6 +14,22 @@ validation accuracy 0.990 over the held-back crops in all four quarter turns, 6s
 tiles, one thread, 71 minutes): 0.987, 6s 0.948, 9s 0.953 on its validation files, which
 lacked the new faces.)
 
+The second net ``vision/models/triolet_cnn_b.npz`` (the reader averages the two where the first
+is unsure: ``reader.SECOND_OPINION``) was trained apart, on the same files plus ``t_6`` and
+``t_7``, with another seed and fewer epochs::
+
+    python3 -m vision.models.train_triolet_cnn \
+        /tmp/tri_more/c_*.npz /tmp/tri_hands/h_0.npz /tmp/tri_hands/h_1.npz \
+        /tmp/tri_empty/e_0.npz /tmp/tri_empty/e_1.npz \
+        $(for i in 1 2 3; do for k in 0 1 2 3 4 5 6 7; do echo /tmp/tri_htiles/t_$k.npz; done; done) \
+        --epochs 14 --threads 2 --seed 11 --out vision/models/triolet_cnn_b.npz
+
+(63 minutes; 315,941 training crops, 46,848 of them hand crops; validation 0.988, 6s 0.957, 9s
+0.971.) ``t_6`` and ``t_7`` (2,618 tiles partly under hands, all 24 typefaces): ``data
+--hand-tiles`` seeds 1,057,400–1,058,799 and 1,058,800–1,060,199; the frames of the last 200
+(1,060,000–1,060,199) are those of ``c_60000``–``c_60180`` (other squares: tiles under hands are
+not in the ``c_`` files).
+
 Crop files come from ``python3 -m vision.models.train_triolet_digits data`` (``c_*``: the 2,280
 frames of ``MORE``, seeds 1,010,000–1,011,139 and 1,020,000–1,021,139, plus 1,020 frames of
 seeds 1,060,000–1,061,019, 30 per file: ``--start 60000 --count 30 --out c_60000.npz`` …

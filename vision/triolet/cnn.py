@@ -20,6 +20,9 @@ F32 = NDArray[np.float32]
 U8 = NDArray[np.uint8]
 
 CNN_PATH = Path(__file__).resolve().parent.parent / "models" / "triolet_cnn.npz"
+#: A second net, trained apart (another seed, more tiles under hands): the reader averages the two
+#: where the first is unsure.
+SECOND_CNN_PATH = CNN_PATH.with_name("triolet_cnn_b.npz")
 #: Added to a crop's standard deviation (0–1 intensity units) before dividing by it.
 NORM_EPS = 0.03
 

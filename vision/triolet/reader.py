@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from vision.locate import SIZE, BoardLocation, locate_board, order_corners, units_to_image
 
+from . import cnn as square_cnn
 from .classifier import EMPTY, WILD, load_model
 from .cnn import load_cnn
 from .consistency import decide
@@ -40,6 +41,9 @@ SIX_NINE_MIN_MARGIN = 0.12
 TTA_BELOW_EMPTY = 0.97
 #: ... and, with the CNN, whose first reading's top probability is below this (a sure reading is kept).
 TTA_BELOW_SURE = 0.999
+#: Where the CNN is unsure (``TTA_BELOW_SURE``), the second CNN (``cnn.SECOND_CNN_PATH``) reads the
+#: square in the four quarter turns too and the two nets' readings are averaged (``False``: one net).
+SECOND_OPINION = True
 #: Squares the MLP calls empty with a probability below this (but at least ``TTA_BELOW_EMPTY``) are
 #: checked by the CNN too: a tile the MLP missed (glare, a hand partly over it, a tile colour).
 RECHECK_BELOW_EMPTY = 0.999
@@ -274,7 +278,11 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
         first = cnn(crops[maybe])
         unsure = first.max(axis=1) < TTA_BELOW_SURE
         if unsure.any():
-            first[unsure] = turns_averaged(cnn, first[unsure], maybe[unsure])
+            idx = maybe[unsure]
+            first[unsure] = turns_averaged(cnn, first[unsure], idx)
+            if SECOND_OPINION and cnn_path is None:  # another CNN given: that net alone
+                second = load_cnn(str(square_cnn.SECOND_CNN_PATH))
+                first[unsure] = (first[unsure] + turns_averaged(second.proba, second.proba(crops[idx]), idx)) / 2.0
         probs[maybe] = first
         _recheck_empties(probs, crops, cnn)
     else:  # both

@@ -48,6 +48,9 @@ MIN_GRID_SCORE = 0.30
 FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
 MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
+MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
+ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
+CLEAR_PATTERN_SCORE = 0.5
 SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it
 SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
 RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
@@ -813,7 +816,8 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     h_ref, prem = _checked_shift(image, gray, h_ref, share)
     conf = float(np.clip(0.5 * share + 0.5 * np.clip(prem * 2.5, 0, 1), 0, 1))
     t3 = time.perf_counter()
-    if share < 0.4 or prem < MIN_PATTERN_SCORE:
+    enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
+    if not enough_lines or prem < MIN_PATTERN_SCORE:
         raise BoardNotLocatedError("no board visible in the picture (no 15×15 grid with its special squares)")
     unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
     raw = apply_h(h_ref, unit) if lens is None else lens.distort(apply_h(h_ref, unit))

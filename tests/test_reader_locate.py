@@ -92,6 +92,20 @@ def test_reader_locate_check_tablecloth_does_not_pull_the_grid_off_the_board(see
     assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
 
 
+@pytest.mark.parametrize("seed", [210_004, 210_086])
+def test_reader_locate_arm_across_the_board_and_a_lighting_gradient(seed: int) -> None:
+    """(210,004) an arm hides most grid lines (31 % found) but the special squares stand out
+    clearly: the board was rejected; (210,086) a candle-lit burgundy board whose special squares
+    stand out weakly (all its grid lines found) lost to a grid half on a red check cloth."""
+    from vision.render import random_frame
+    from vision.triolet.holdout import training_pool
+
+    fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
+    loc = locate_board(fr.image, "triolet")
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
+
+
 def test_reader_locate_board_like_ring_sees_playing_squares_outside_the_grid() -> None:
     """Around a whole board lies its frame; around a grid one square off lie playing squares."""
     from vision.locate import PREMIUM, board_like_ring

@@ -51,6 +51,7 @@ MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
 CLEAR_PATTERN_SCORE = 0.5
+LINE_WEIGHT = 2.0  # a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
 SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it
 SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
 RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
@@ -767,12 +768,12 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         h1, share1, _, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2)
         h1, prem1 = _checked_shift(image, gray, h1, share1)
         # a lattice wider than the board ranks behind any candidate as good, and never ends the search
-        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + (0.0 if wide else 0.25) - outside_share(h1, w, h)
+        quality = _quality(share1, prem1, h1, w, h) + (0.0 if wide else 0.25)
         scored.append((quality, h1, share1, prem1))
         if share1 > 0.9 and prem1 > 0.5 and not wide:
             break
     t1 = time.perf_counter()
-    if scored and max(q for q, *_ in scored) > 0.9 + 1.0 + 0.25 - 0.01:
+    if scored and max(q for q, *_ in scored) > LINE_WEIGHT * 0.9 + 1.0 + 0.25 - 0.01:
         cands: list[F64] = []
     else:
         lab_small = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
@@ -800,7 +801,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         tried.append(corners)
         h1, share1, _, _ = refine_with_grid_lines(gray, units_to_image(corners), rounds=2)
         h1, prem1 = _checked_shift(image, gray, h1, share1)
-        quality = share1 + float(np.clip(prem1 * 2.5, 0, 1)) + 0.25 * min(1.0, fit.score) - outside_share(h1, w, h)
+        quality = _quality(share1, prem1, h1, w, h) + 0.25 * min(1.0, fit.score)
         scored.append((quality, h1, share1, prem1))
         if (share1 > 0.9 and prem1 > 0.55) or len(tried) >= 4:
             break
@@ -837,6 +838,14 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     grid = None if mesh is None else _permute_mesh(mesh, perm)
     timings = {"candidates": (t1 - t0) * 1e3, "grid_search": (t2 - t1) * 1e3, "refine": (t3 - t2) * 1e3}
     return BoardLocation(tuple((float(x), float(y)) for x, y in corners_img), h_final, conf, timings, grid, lens)
+
+
+def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -> float:
+    """How well a candidate board frame is explained: grid lines found (weighted ``LINE_WEIGHT``:
+    a grid whose lines are all there beats one half off the board whose special squares happen to
+    look clearer, under a lighting gradient), special-square pattern (capped at 1), minus the share
+    of squares outside the picture."""
+    return LINE_WEIGHT * share + float(np.clip(prem * 2.5, 0, 1)) - outside_share(h_units, width, height)
 
 
 def _reframe(h_ref: F64, corners_img: F64) -> tuple[F64, F64]:

@@ -51,6 +51,7 @@ MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
 CLEAR_PATTERN_SCORE = 0.5
+PATTERN_CAP = 0.4  # pattern score counting fully (1) in a candidate's quality
 LINE_WEIGHT = 2.0  # a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
 SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it
 SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
@@ -805,7 +806,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         scored.append((quality, h1, share1, prem1))
         if (share1 > 0.9 and prem1 > 0.55) or len(tried) >= 4:
             break
-    scored.sort(key=lambda t: -t[0])
+    scored.sort(key=lambda t: -_rank(t[0], t[3]))
     _, h_ref, _, _ = scored[0]
     h_ref, share, mesh, samples = refine_with_grid_lines(gray, h_ref, rounds=1)
     lens: Lens | None = None
@@ -845,7 +846,14 @@ def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -
     a grid whose lines are all there beats one half off the board whose special squares happen to
     look clearer, under a lighting gradient), special-square pattern (capped at 1), minus the share
     of squares outside the picture."""
-    return LINE_WEIGHT * share + float(np.clip(prem * 2.5, 0, 1)) - outside_share(h_units, width, height)
+    return LINE_WEIGHT * share + float(np.clip(prem / PATTERN_CAP, 0, 1)) - outside_share(h_units, width, height)
+
+
+def _rank(quality: float, prem: float) -> float:
+    """Order of candidates: their quality, and beyond the pattern's cap in it (``PATTERN_CAP``) a
+    clearer special-square pattern still counts (a grid a square or so off can find more lines
+    than the board's own; its pattern is far weaker). Not used to end the search early."""
+    return quality + max(0.0, prem - PATTERN_CAP)
 
 
 def _reframe(h_ref: F64, corners_img: F64) -> tuple[F64, F64]:

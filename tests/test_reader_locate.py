@@ -7,6 +7,21 @@ import pytest
 from reader_helpers import TEST_SEEDS, frame, square_pitch_px
 
 from vision.locate import BoardNotLocatedError, locate_board
+from vision.render import random_frame
+from vision.render.frame import RenderedFrame
+from vision.triolet.holdout import training_pool
+
+
+def _pool_frame(seed: int, difficulty: str = "normal") -> RenderedFrame:
+    """A benchmark-like frame (training styles, 1280×720)."""
+    return random_frame("triolet", seed, difficulty, pool=training_pool(), size=(1280, 720))
+
+
+def _corner_error_px(fr: RenderedFrame) -> float:
+    """Largest distance of the located corners from the true ones."""
+    loc = locate_board(fr.image, "triolet")
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    return float(np.hypot(*(np.asarray(loc.corners_px) - truth).T).max())
 
 
 @pytest.mark.parametrize("seed", TEST_SEEDS)
@@ -58,14 +73,9 @@ def test_reader_locate_no_board_raises(kind: str) -> None:
 def test_reader_locate_hand_over_special_squares_does_not_shift_the_grid() -> None:
     """A hand over the left of a white board made the special-square pattern look better one
     square off; the board's outer grid lines now veto that shift (bench normal seed 100,217)."""
-    from vision.render import random_frame
-    from vision.triolet.holdout import training_pool
-
-    fr = random_frame("triolet", 100_217, "normal", pool=training_pool(), size=(1280, 720))
+    fr = _pool_frame(100_217)
     assert fr.masks["occluders"].any()  # the hand is there
-    loc = locate_board(fr.image, "triolet")
-    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
-    assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
 def test_reader_locate_outside_share_counts_squares_off_the_picture() -> None:
@@ -83,13 +93,8 @@ def test_reader_locate_check_tablecloth_does_not_pull_the_grid_off_the_board(see
     3 squares off (half on the cloth), or (150,039) the lattice grew a row onto the cloth and was
     dropped, leaving no board. The special squares (T-B2) and the board's frame around the
     playing area now put it back; a lattice two rows too wide is kept, behind other candidates."""
-    from vision.render import random_frame
-    from vision.triolet.holdout import training_pool
-
-    fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
-    loc = locate_board(fr.image, "triolet")
-    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
-    assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
+    fr = _pool_frame(seed)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
 @pytest.mark.parametrize("seed", [210_004, 210_086])
@@ -97,25 +102,15 @@ def test_reader_locate_arm_across_the_board_and_a_lighting_gradient(seed: int) -
     """(210,004) an arm hides most grid lines (31 % found) but the special squares stand out
     clearly: the board was rejected; (210,086) a candle-lit burgundy board whose special squares
     stand out weakly (all its grid lines found) lost to a grid half on a red check cloth."""
-    from vision.render import random_frame
-    from vision.triolet.holdout import training_pool
-
-    fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
-    loc = locate_board(fr.image, "triolet")
-    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
-    assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
+    fr = _pool_frame(seed)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
 def test_reader_locate_clearer_pattern_beats_a_grid_a_square_off() -> None:
     """(easy 130,084) a thin-lined white board: a grid 1.3 squares off found 94 % of the lines,
     the board's own 88 %; the patterns (0.42 against 0.87) were both past the quality's cap."""
-    from vision.render import random_frame
-    from vision.triolet.holdout import training_pool
-
-    fr = random_frame("triolet", 130_084, "easy", pool=training_pool(), size=(1280, 720))
-    loc = locate_board(fr.image, "triolet")
-    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
-    assert np.hypot(*(np.asarray(loc.corners_px) - truth).T).max() < 0.25 * square_pitch_px(fr)
+    fr = _pool_frame(130_084, "easy")
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
 def test_reader_locate_board_like_ring_sees_playing_squares_outside_the_grid() -> None:

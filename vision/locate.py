@@ -816,7 +816,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
             h_ref = bent.h_units
             lens = Lens(bent.k, ((w - 1) / 2.0, (h - 1) / 2.0), float(max(w, h)))
     h_ref, prem = _checked_shift(image, gray, h_ref, share)
-    conf = float(np.clip(0.5 * share + 0.5 * np.clip(prem * 2.5, 0, 1), 0, 1))
+    conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
     t3 = time.perf_counter()
     enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
     if not enough_lines or prem < MIN_PATTERN_SCORE:
@@ -846,7 +846,12 @@ def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -
     a grid whose lines are all there beats one half off the board whose special squares happen to
     look clearer, under a lighting gradient), special-square pattern (capped at 1), minus the share
     of squares outside the picture."""
-    return LINE_WEIGHT * share + float(np.clip(prem / PATTERN_CAP, 0, 1)) - outside_share(h_units, width, height)
+    return LINE_WEIGHT * share + _pattern_strength(prem) - outside_share(h_units, width, height)
+
+
+def _pattern_strength(prem: float) -> float:
+    """A special-square pattern score as 0–1 (full from ``PATTERN_CAP`` on)."""
+    return float(np.clip(prem / PATTERN_CAP, 0, 1))
 
 
 def _rank(quality: float, prem: float) -> float:

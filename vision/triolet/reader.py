@@ -229,6 +229,15 @@ def settle_six_nine(probs: F32, crops: U8) -> None:
         probs[i, other] = both * (1.0 - share)
 
 
+def turns_averaged(fn: Callable[[U8], F32], crops: U8, first: F32) -> F32:
+    """``first`` (``fn``'s reading of ``crops``) averaged with ``fn``'s readings of the crops in
+    the ``TTA_TURNS`` quarter turns."""
+    acc = first.copy()
+    for k in TTA_TURNS:
+        acc += fn(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2))))
+    return np.asarray(acc / (1.0 + len(TTA_TURNS)), np.float32)
+
+
 def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32]) -> None:
     """Squares the MLP calls empty, but not surely (``TTA_BELOW_EMPTY`` ≤ p < ``RECHECK_BELOW_EMPTY``),
     take in place the CNN's four-turn reading when the CNN is sure a tile is there
@@ -239,11 +248,10 @@ def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32]) -> None:
         return
     first = cnn(crops[band])
     keep = first[:, EMPTY] < RECHECK_MAX_EMPTY * (1.0 + len(TTA_TURNS))
-    band, acc = band[keep], first[keep]
-    for k in TTA_TURNS:
-        if len(band):
-            acc = acc + cnn(np.ascontiguousarray(np.rot90(crops[band], k, axes=(1, 2))))
-    acc = acc / (1.0 + len(TTA_TURNS))
+    band = band[keep]
+    if not len(band):
+        return
+    acc = turns_averaged(cnn, crops[band], first[keep])
     sure = acc[:, EMPTY] < RECHECK_MAX_EMPTY
     probs[band[sure]] = acc[sure]
 
@@ -261,32 +269,27 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
     def cnn(c: U8) -> F32:
         return load_cnn(cnn_path).proba(c)
 
-    def turns_averaged(fn: Callable[[U8], F32], first: F32, idx: NDArray[np.intp]) -> F32:
-        acc = first.copy()
-        for k in TTA_TURNS:
-            acc += fn(np.ascontiguousarray(np.rot90(crops[idx], k, axes=(1, 2))))
-        return np.asarray(acc / (1.0 + len(TTA_TURNS)), np.float32)
-
     # the CNN, or else the MLP, reads every square
     probs = cnn(crops) if CLASSIFIER == "cnn" else load_model(model_path).proba(features(crops) if x is None else x)
     maybe = np.where(probs[:, EMPTY] < TTA_BELOW_EMPTY)[0]
     if not len(maybe):
         return probs
+    some = crops[maybe]
     if CLASSIFIER in ("cnn", "mlp"):
-        probs[maybe] = turns_averaged(cnn if CLASSIFIER == "cnn" else mlp, probs[maybe], maybe)
+        probs[maybe] = turns_averaged(cnn if CLASSIFIER == "cnn" else mlp, some, probs[maybe])
     elif CLASSIFIER == "mlp+cnn":
-        first = cnn(crops[maybe])
+        first = cnn(some)
         unsure = first.max(axis=1) < TTA_BELOW_SURE
         if unsure.any():
-            idx = maybe[unsure]
-            first[unsure] = turns_averaged(cnn, first[unsure], idx)
+            doubt = some[unsure]
+            first[unsure] = turns_averaged(cnn, doubt, first[unsure])
             if SECOND_OPINION and cnn_path is None:  # another CNN given: that net alone
                 second = load_cnn(str(square_cnn.SECOND_CNN_PATH))
-                first[unsure] = (first[unsure] + turns_averaged(second.proba, second.proba(crops[idx]), idx)) / 2.0
+                first[unsure] = (first[unsure] + turns_averaged(second.proba, doubt, second.proba(doubt))) / 2.0
         probs[maybe] = first
         _recheck_empties(probs, crops, cnn)
     else:  # both
-        probs[maybe] = (turns_averaged(mlp, probs[maybe], maybe) + turns_averaged(cnn, cnn(crops[maybe]), maybe)) / 2.0
+        probs[maybe] = (turns_averaged(mlp, some, probs[maybe]) + turns_averaged(cnn, some, cnn(some))) / 2.0
     return probs
 
 

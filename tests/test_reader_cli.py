@@ -27,6 +27,18 @@ def test_reader_cli_unreadable_file_exit_2(tmp_path: Path, capsys: pytest.Captur
     assert "not a readable image" in err and "Traceback" not in err
 
 
+def test_reader_cli_missing_weights_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.triolet.cnn as square_cnn
+
+    img = tmp_path / "board.png"
+    cv2.imwrite(str(img), frame(TEST_SEEDS[1]).image)
+    monkeypatch.setattr(square_cnn, "SECOND_CNN_PATH", tmp_path / "gone.npz")
+    assert main(["read", "--game", "triolet", str(img)]) == 2
+    err = capsys.readouterr().err
+    assert "gone.npz" in err and "Traceback" not in err and err.count("\n") == 1
+
+
 def test_reader_cli_no_board_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((720, 1280, 3), 120, np.uint8))

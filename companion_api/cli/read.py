@@ -95,13 +95,14 @@ def run(args: argparse.Namespace) -> int:
                            "(run: companion calibrate board)")
     from vision.locate import BoardNotLocatedError
     from vision.triolet.classifier import ModelMissingError
+    from vision.triolet.cnn import CnnMissingError
     from vision.triolet.reader import read_triolet, write_debug
 
     try:
         reading = read_triolet(image, calibration, keep_images=bool(args.debug))
     except BoardNotLocatedError as exc:
         raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
-    except ModelMissingError as exc:
+    except (ModelMissingError, CnnMissingError) as exc:
         raise CliError(str(exc)) from None
     if args.debug:
         write_debug(reading, args.debug)

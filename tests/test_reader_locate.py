@@ -113,6 +113,36 @@ def test_reader_locate_clearer_pattern_beats_a_grid_a_square_off() -> None:
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
+def test_reader_locate_light_falling_off_across_the_board() -> None:
+    """(500,171) half the board in a shadow's soft edge: against the plain squares' median colour
+    the special squares stood out less (0.13) than tiles did three squares off (0.34), and that grid
+    won; against a plane fitted to the plain squares the board's own pattern scores 0.38."""
+    fr = _pool_frame(500_171)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_plane_base_scores_the_pattern_under_a_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain squares going from dark to light across the board hide the special squares from a
+    median base colour; a plane fitted to the plain squares finds them, and only where they are."""
+    import vision.locate as loc
+
+    cells = np.empty((17, 17, 3), np.float32)
+    cells[:] = (40.0, 128.0, 128.0)  # the frame
+    board = np.zeros((15, 15, 3), np.float32)
+    board[..., 0] = np.linspace(70.0, 210.0, 15)[None, :]  # L* rises across the columns
+    board[..., 1:] = 128.0
+    board[loc.PREMIUM, 1] += 25.0  # the special squares: a little redder
+    board[6:9, 2:5] = (250.0, 128.0, 128.0)  # a cluster of white tiles
+    cells[1:16, 1:16] = board
+    monkeypatch.setattr(loc, "PLANE_BASE", False)
+    median_only = loc.premium_pattern_scores(cells)
+    monkeypatch.setattr(loc, "PLANE_BASE", True)
+    with_plane = loc.premium_pattern_scores(cells)
+    assert with_plane[1, 1] > median_only[1, 1] + 0.3
+    assert with_plane[1, 1] > 0.5
+    assert np.delete(with_plane.ravel(), 4).max() < with_plane[1, 1] - 0.3  # any shift by a square
+
+
 def test_reader_locate_board_like_ring_sees_playing_squares_outside_the_grid() -> None:
     """Around a whole board lies its frame; around a grid one square off lie playing squares."""
     from vision.locate import PREMIUM, board_like_ring

@@ -15,7 +15,9 @@ Stages (each a function below, named after what it does):
    jointly to all line samples (``locate_lens.fit_lens_to_grid``), so the corners follow the
    bent outer lines instead of a straight extrapolation.
 4. ``premium_pattern_scores`` — the special squares (T-B2) must stand out from plain squares
-   where the grid says they are; a shift by one square breaks that pattern.
+   where the grid says they are (against the plain squares' median colour, or a plane fitted
+   robustly to them when light falls off across the board); a shift by one square breaks that
+   pattern.
 
 Corners follow INTERFACES §3: clockwise from the one nearest the image's top-left; that corner
 is A1, columns run to the second corner, rows to the fourth (row 1 nearest the top of the image).
@@ -51,6 +53,8 @@ MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
 CLEAR_PATTERN_SCORE = 0.5
+PLANE_BASE = True  # special squares also scored against a plane fitted to the plain ones (a light gradient)
+PLANE_ROUNDS = 3  # reweighting rounds of that fit
 PATTERN_CAP = 0.4  # pattern score counting fully (1) in a candidate's quality
 LINE_WEIGHT = 2.0  # a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
 SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it
@@ -708,14 +712,42 @@ def cell_colours(bgr_rect: Image, pitch: int) -> F32:
 def premium_pattern_scores(cells: F32) -> F32:
     """For every 15×15 window of a cell-colour array, indexed by the window's top-left square
     (shape (rows − 14, cols − 14)): how much more the special squares (T-B2) differ from the
-    board's base colour than plain squares do (about 0 when misregistered, large when right)."""
+    board's base colour than plain squares do (about 0 when misregistered, large when right).
+    The base is the plain squares' median colour or, with ``PLANE_BASE``, whichever of that and a
+    plane fitted to them (a light falling off across the board) makes the pattern clearer."""
     win = np.lib.stride_tricks.sliding_window_view(cells, (SIZE, SIZE), axis=(0, 1))  # (R, C, 3, 15, 15)
-    win = np.moveaxis(win, 2, -1)  # (R, C, 15, 15, 3)
-    base = np.median(win[:, :, ~PREMIUM], axis=2)  # (R, C, 3)
-    d = np.linalg.norm(win - base[:, :, None, None, :], axis=-1)  # (R, C, 15, 15)
+    win = np.moveaxis(win, 2, -1).astype(np.float64)  # (R, C, 15, 15, 3)
+    score = _contrast(np.linalg.norm(win - np.median(win[:, :, ~PREMIUM], axis=2)[:, :, None, None, :], axis=-1))
+    if PLANE_BASE:
+        score = np.maximum(score, _contrast(np.linalg.norm(win - _plane_base(win), axis=-1)))
+    return np.asarray(score, np.float32)
+
+
+def _contrast(d: F64) -> F64:
+    """Special against plain squares' median distance from the base, per window (R, C)."""
     prem = np.median(d[:, :, PREMIUM], axis=2)
     plain = np.median(d[:, :, ~PREMIUM], axis=2)
-    return np.asarray((prem - plain) / (prem + plain + 10.0), np.float32)
+    return np.asarray((prem - plain) / (prem + plain + 10.0), np.float64)
+
+
+def _plane_base(win: F64) -> F64:
+    """Per window, the base colour as a plane over the board (a light gradient) fitted robustly
+    to the plain squares (tiles on them weigh little), at every square: shape of ``win``."""
+    jj, ii = np.mgrid[0:SIZE, 0:SIZE]
+    xa = np.stack([np.ones(SIZE * SIZE), (jj.ravel() - 7) / 7.0, (ii.ravel() - 7) / 7.0], axis=1)
+    xp = xa[~PREMIUM.ravel()]  # (N, 3)
+    vp = win[:, :, ~PREMIUM]  # (R, C, N, 3)
+    outer = (xp[:, :, None] * xp[:, None, :]).reshape(len(xp), 9)  # (N, 9)
+    wts = np.ones(vp.shape[:3])
+    coef = np.zeros((*vp.shape[:2], 3, 3))
+    for _ in range(PLANE_ROUNDS):  # iteratively reweighted least squares (Cauchy weights)
+        a = (wts @ outer).reshape(*wts.shape[:2], 3, 3) + 1e-6 * np.eye(3)
+        b = np.swapaxes(wts[..., None] * xp, -1, -2) @ vp  # (R, C, 3, 3)
+        coef = np.linalg.solve(a, b)
+        res = np.linalg.norm(vp - xp @ coef, axis=-1)
+        scale = 1.5 * np.median(res, axis=2, keepdims=True) + 1.0
+        wts = 1.0 / (1.0 + (res / scale) ** 2)
+    return np.asarray((xa @ coef).reshape(win.shape), np.float64)
 
 
 def board_like_ring(cells: F32, r: int, c: int) -> float:

@@ -46,7 +46,7 @@ TTA_BELOW_SURE = 0.999
 SECOND_OPINION = True
 #: Squares the MLP calls empty with a probability below this (but at least ``TTA_BELOW_EMPTY``) are
 #: checked by the CNN too: a tile the MLP missed (glare, a hand partly over it, a tile colour).
-RECHECK_BELOW_EMPTY = 0.999
+RECHECK_BELOW_EMPTY = 0.9999
 #: ... and take the CNN's reading when its "empty" probability, averaged over the four quarter
 #: turns, is below this (the CNN is sure a tile is there); otherwise the MLP's "empty" stands.
 RECHECK_MAX_EMPTY = 0.01

@@ -17,7 +17,8 @@ Stages (each a function below, named after what it does):
 4. ``premium_pattern_scores`` — the special squares (T-B2) must stand out from plain squares
    where the grid says they are (against the plain squares' median colour, or a plane fitted
    robustly to them when light falls off across the board); a shift by one square breaks that
-   pattern.
+   pattern. Among windows and shifts, the one whose squares of each kind (double, triple,
+   replay) also look alike is preferred: tiles can fake the contrast, not the three kinds.
 
 Corners follow INTERFACES §3: clockwise from the one nearest the image's top-left; that corner
 is A1, columns run to the second corner, rows to the fourth (row 1 nearest the top of the image).
@@ -53,6 +54,7 @@ MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
 CLEAR_PATTERN_SCORE = 0.5
+KIND_WEIGHT = 0.5  # weight of the kinds' colour spread against the special-square pattern
 PLANE_BASE = True  # special squares also scored against a plane fitted to the plain ones (a light gradient)
 PLANE_ROUNDS = 3  # reweighting rounds of that fit
 PATTERN_CAP = 0.4  # pattern score counting fully (1) in a candidate's quality
@@ -104,6 +106,19 @@ def _premium_mask() -> NDArray[np.bool_]:
 
 
 PREMIUM = _premium_mask()
+
+
+def _kind_masks() -> list[NDArray[np.bool_]]:
+    out = []
+    for kind in (DOUBLE, TRIPLE, REPLAY):
+        m = np.zeros((SIZE, SIZE), bool)
+        for name in kind:
+            m[int(name[1:]) - 1, "ABCDEFGHIJKLMNO".index(name[0])] = True
+        out.append(m)
+    return out
+
+
+KINDS = _kind_masks()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,8 +406,8 @@ def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[
     m = h_lat @ s
     rect = cv2.warpPerspective(bgr_small, m, (nx * pitch, ny * pitch),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    scores = premium_pattern_scores(cell_colours(rect, pitch))
-    oy, ox = (int(v) for v in np.unravel_index(int(np.argmax(scores)), scores.shape))
+    scores, choice = pattern_scores(cell_colours(rect, pitch))
+    oy, ox = (int(v) for v in np.unravel_index(int(np.argmax(choice)), choice.shape))
     sc = float(scores[oy, ox])
     # board units u ↦ lattice point (u − 0.5 + x0 + ox)
     t = np.array([[1, 0, x0 + ox - 0.5], [0, 1, y0 + oy - 0.5], [0, 0, 1]], np.float64)
@@ -715,19 +730,42 @@ def premium_pattern_scores(cells: F32) -> F32:
     board's base colour than plain squares do (about 0 when misregistered, large when right).
     The base is the plain squares' median colour or, with ``PLANE_BASE``, whichever of that and a
     plane fitted to them (a light falling off across the board) makes the pattern clearer."""
+    return pattern_scores(cells)[0]
+
+
+def pattern_scores(cells: F32) -> tuple[F32, F32]:
+    """``premium_pattern_scores`` and, to choose among windows, the same less ``KIND_WEIGHT`` ×
+    the kinds' colour spread (``_kind_spread``): tiles and special squares three squares off can
+    stand out from a dark board as clearly as its own special squares, but they are not a pattern
+    of three kinds each of one colour."""
     win = np.lib.stride_tricks.sliding_window_view(cells, (SIZE, SIZE), axis=(0, 1))  # (R, C, 3, 15, 15)
     win = np.moveaxis(win, 2, -1).astype(np.float64)  # (R, C, 15, 15, 3)
-    score = _contrast(np.linalg.norm(win - np.median(win[:, :, ~PREMIUM], axis=2)[:, :, None, None, :], axis=-1))
+    spread = KIND_WEIGHT * _kind_spread(win)
+    dists = [np.linalg.norm(win - np.median(win[:, :, ~PREMIUM], axis=2)[:, :, None, None, :], axis=-1)]
     if PLANE_BASE:
-        score = np.maximum(score, _contrast(np.linalg.norm(win - _plane_base(win), axis=-1)))
-    return np.asarray(score, np.float32)
+        dists.append(np.linalg.norm(win - _plane_base(win), axis=-1))
+    raw = np.maximum.reduce([_contrast(d) for d in dists])
+    choice = np.maximum.reduce([_contrast(d, spread) for d in dists])
+    return np.asarray(raw, np.float32), np.asarray(choice, np.float32)
 
 
-def _contrast(d: F64) -> F64:
-    """Special against plain squares' median distance from the base, per window (R, C)."""
+def _kind_spread(win: F64) -> F64:
+    """Per window (R, C): how far the squares of one kind (double, triple, replay) lie from their
+    kind's median colour, averaged over the kinds (small where the grid is right: squares of a
+    kind look alike; a shifted grid puts its special squares on a mix of kinds, tiles and plain)."""
+    out = np.zeros(win.shape[:2])
+    for m in KINDS:
+        sq = win[:, :, m]  # (R, C, n, 3)
+        out += np.median(np.linalg.norm(sq - np.median(sq, axis=2, keepdims=True), axis=-1), axis=2)
+    return np.asarray(out / len(KINDS), np.float64)
+
+
+def _contrast(d: F64, spread: F64 | float = 0.0) -> F64:
+    """Special against plain squares' median distance from the base, less the kinds' ``spread``,
+    per window (R, C)."""
     prem = np.median(d[:, :, PREMIUM], axis=2)
     plain = np.median(d[:, :, ~PREMIUM], axis=2)
-    return np.asarray((prem - plain) / (prem + plain + 10.0), np.float64)
+    return np.asarray((prem - plain - spread) / (prem + plain + 10.0), np.float64)
 
 
 def _plane_base(win: F64) -> F64:
@@ -945,15 +983,17 @@ def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, 
     """The whole-square shift (within ``SHIFT_REACH``) under which the special squares stand out
     clearly best and the squares just outside the grid do not look like the board's own (a board
     has its frame there; a grid registered a few squares off has playing squares), ``(0, 0)``
-    unless it beats no shift by ``SHIFT_MARGIN``; its pattern score and the unshifted one."""
+    unless it beats no shift by ``SHIFT_MARGIN`` (shifts compared by ``pattern_scores``' choice
+    score); its pattern score and the unshifted one."""
     m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
     cells = cell_colours(rectify(image, h_units, 16, m), 16)  # (15 + 2m)² squares
-    scores = premium_pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
-    prem = {(dx, dy): float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx])
-            for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}
-    here = prem[(0, 0)] - RING_WEIGHT * board_like_ring(cells, m, m)
+    scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
+    shifts = [(dx, dy) for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)]
+    prem = {(dx, dy): float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]) for dx, dy in shifts}
+    pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx]) for dx, dy in shifts}
+    here = pick[(0, 0)] - RING_WEIGHT * board_like_ring(cells, m, m)
     best, best_merit = (0, 0), here + SHIFT_MARGIN
-    for (dx, dy), p in sorted(prem.items(), key=lambda kv: -kv[1]):
+    for (dx, dy), p in sorted(pick.items(), key=lambda kv: -kv[1]):
         if p < best_merit:
             break  # the ring can only lower a shift's merit below its pattern score
         merit = p - RING_WEIGHT * board_like_ring(cells, m + dy, m + dx)

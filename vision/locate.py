@@ -57,6 +57,7 @@ CLEAR_PATTERN_SCORE = 0.5
 KIND_WEIGHT = 0.5  # weight of the kinds' colour spread against the special-square pattern
 PLANE_BASE = True  # special squares also scored against a plane fitted to the plain ones (a light gradient)
 PLANE_ROUNDS = 3  # reweighting rounds of that fit
+PLANE_BELOW = 0.5  # ... fitted only where no window's pattern is this clear against the median
 PATTERN_CAP = 0.4  # pattern score counting fully (1) in a candidate's quality
 LINE_WEIGHT = 2.0  # a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
 SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it
@@ -741,11 +742,11 @@ def pattern_scores(cells: F32) -> tuple[F32, F32]:
     win = np.lib.stride_tricks.sliding_window_view(cells, (SIZE, SIZE), axis=(0, 1))  # (R, C, 3, 15, 15)
     win = np.moveaxis(win, 2, -1).astype(np.float64)  # (R, C, 15, 15, 3)
     spread = KIND_WEIGHT * _kind_spread(win)
-    dists = [np.linalg.norm(win - np.median(win[:, :, ~PREMIUM], axis=2)[:, :, None, None, :], axis=-1)]
-    if PLANE_BASE:
-        dists.append(np.linalg.norm(win - _plane_base(win), axis=-1))
-    raw = np.maximum.reduce([_contrast(d) for d in dists])
-    choice = np.maximum.reduce([_contrast(d, spread) for d in dists])
+    raw, choice = _contrast(np.linalg.norm(win - np.median(win[:, :, ~PREMIUM], axis=2)[:, :, None, None, :],
+                                           axis=-1), spread)
+    if PLANE_BASE and raw.max() < PLANE_BELOW:
+        raw_p, choice_p = _contrast(np.linalg.norm(win - _plane_base(win), axis=-1), spread)
+        raw, choice = np.maximum(raw, raw_p), np.maximum(choice, choice_p)
     return np.asarray(raw, np.float32), np.asarray(choice, np.float32)
 
 
@@ -760,12 +761,13 @@ def _kind_spread(win: F64) -> F64:
     return np.asarray(out / len(KINDS), np.float64)
 
 
-def _contrast(d: F64, spread: F64 | float = 0.0) -> F64:
-    """Special against plain squares' median distance from the base, less the kinds' ``spread``,
-    per window (R, C)."""
+def _contrast(d: F64, spread: F64) -> tuple[F64, F64]:
+    """Special against plain squares' median distance from the base per window (R, C), and the
+    same less the kinds' ``spread``."""
     prem = np.median(d[:, :, PREMIUM], axis=2)
     plain = np.median(d[:, :, ~PREMIUM], axis=2)
-    return np.asarray((prem - plain - spread) / (prem + plain + 10.0), np.float64)
+    den = prem + plain + 10.0
+    return np.asarray((prem - plain) / den, np.float64), np.asarray((prem - plain - spread) / den, np.float64)
 
 
 def _plane_base(win: F64) -> F64:

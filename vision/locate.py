@@ -409,7 +409,7 @@ def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
     scores, choice = pattern_scores(cell_colours(rect, pitch))
     oy, ox = (int(v) for v in np.unravel_index(int(np.argmax(choice)), choice.shape))
-    sc = float(scores[oy, ox])
+    sc = float(scores.max())  # the lattice ranks by its clearest window; placed by the choice score
     # board units u ↦ lattice point (u − 0.5 + x0 + ox)
     t = np.array([[1, 0, x0 + ox - 0.5], [0, 1, y0 + oy - 0.5], [0, 0, 1]], np.float64)
     return sc, np.asarray(h_lat @ t, np.float64), extra == 2

@@ -99,27 +99,17 @@ class BoardLocation:
         return {"corners_px": [[round(x, 1), round(y, 1)] for x, y in self.corners_px]}
 
 
-def _premium_mask() -> NDArray[np.bool_]:
+def _square_mask(names: Sequence[str]) -> NDArray[np.bool_]:
+    """15×15 mask (row, column) of the named squares (``"H8"``…)."""
     m = np.zeros((SIZE, SIZE), bool)
-    for name in DOUBLE + TRIPLE + REPLAY:
+    for name in names:
         m[int(name[1:]) - 1, "ABCDEFGHIJKLMNO".index(name[0])] = True
     return m
 
 
-PREMIUM = _premium_mask()
-
-
-def _kind_masks() -> list[NDArray[np.bool_]]:
-    out = []
-    for kind in (DOUBLE, TRIPLE, REPLAY):
-        m = np.zeros((SIZE, SIZE), bool)
-        for name in kind:
-            m[int(name[1:]) - 1, "ABCDEFGHIJKLMNO".index(name[0])] = True
-        out.append(m)
-    return out
-
-
-KINDS = _kind_masks()
+PREMIUM = _square_mask(DOUBLE + TRIPLE + REPLAY)
+#: The special squares by kind (double, triple, replay): squares of one kind look alike.
+KINDS = [_square_mask(kind) for kind in (DOUBLE, TRIPLE, REPLAY)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -770,14 +760,23 @@ def _contrast(d: F64, spread: F64) -> tuple[F64, F64]:
     return np.asarray((prem - plain) / den, np.float64), np.asarray((prem - plain - spread) / den, np.float64)
 
 
+def _plane_design() -> tuple[F64, F64, F64]:
+    """The plane's design rows (1, row, column, centred) at all 225 squares, at the plain squares,
+    and the plain rows' outer products (N, 9)."""
+    jj, ii = np.mgrid[0:SIZE, 0:SIZE]
+    xa = np.stack([np.ones(SIZE * SIZE), (jj.ravel() - 7) / 7.0, (ii.ravel() - 7) / 7.0], axis=1)
+    xp = xa[~PREMIUM.ravel()]
+    return xa, xp, (xp[:, :, None] * xp[:, None, :]).reshape(len(xp), 9)
+
+
+_PLANE_ALL, _PLANE_PLAIN, _PLANE_OUTER = _plane_design()
+
+
 def _plane_base(win: F64) -> F64:
     """Per window, the base colour as a plane over the board (a light gradient) fitted robustly
     to the plain squares (tiles on them weigh little), at every square: shape of ``win``."""
-    jj, ii = np.mgrid[0:SIZE, 0:SIZE]
-    xa = np.stack([np.ones(SIZE * SIZE), (jj.ravel() - 7) / 7.0, (ii.ravel() - 7) / 7.0], axis=1)
-    xp = xa[~PREMIUM.ravel()]  # (N, 3)
+    xa, xp, outer = _PLANE_ALL, _PLANE_PLAIN, _PLANE_OUTER
     vp = win[:, :, ~PREMIUM]  # (R, C, N, 3)
-    outer = (xp[:, :, None] * xp[:, None, :]).reshape(len(xp), 9)  # (N, 9)
     wts = np.ones(vp.shape[:3])
     coef = np.zeros((*vp.shape[:2], 3, 3))
     for _ in range(PLANE_ROUNDS):  # iteratively reweighted least squares (Cauchy weights)
@@ -990,9 +989,8 @@ def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, 
     m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
     cells = cell_colours(rectify(image, h_units, 16, m), 16)  # (15 + 2m)² squares
     scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
-    shifts = [(dx, dy) for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)]
-    prem = {(dx, dy): float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]) for dx, dy in shifts}
-    pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx]) for dx, dy in shifts}
+    pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx])
+            for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}
     here = pick[(0, 0)] - RING_WEIGHT * board_like_ring(cells, m, m)
     best, best_merit = (0, 0), here + SHIFT_MARGIN
     for (dx, dy), p in sorted(pick.items(), key=lambda kv: -kv[1]):
@@ -1001,4 +999,5 @@ def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, 
         merit = p - RING_WEIGHT * board_like_ring(cells, m + dy, m + dx)
         if merit >= best_merit and (dx, dy) != (0, 0):
             best, best_merit = (dx, dy), merit
-    return best, prem[best], prem[(0, 0)]
+    dx, dy = best
+    return best, float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]), float(scores[SHIFT_REACH, SHIFT_REACH])

@@ -75,3 +75,23 @@ def test_reader_consistency_top_candidates_sorted() -> None:
     cands = choices[index("H8")].candidates
     assert [k for k, _ in cands] == [6, 9, 8]
     assert all(a[1] >= b[1] for a, b in itertools.pairwise(cands))
+
+
+def test_reader_consistency_phantom_tile_read_empty_t_p4() -> None:
+    """A tile not surely there (a hand read as a 6, 20 % empty) that makes a run illegal
+    (6 + 2 + 6 = 14) is read empty; the likelier 2 keeps its value instead of becoming a 3."""
+    choices = decide(board(H12=[(6, 1.0)], H13=[(2, 0.8), (3, 0.2)],
+                           H14=[(6, 0.4), (4, 0.2), (1, 0.2), (EMPTY, 0.2)]))
+    assert choices[index("H12")].cls == 6
+    assert choices[index("H13")].cls == 2 and choices[index("H13")].rules == []
+    assert choices[index("H14")].cls == EMPTY and "T-P4" in choices[index("H14")].rules
+    # the same run with the third tile sure of being there: re-read from values, nothing emptied
+    sure = decide(board(H12=[(6, 1.0)], H13=[(2, 0.8), (3, 0.2)], H14=[(6, 0.9), (4, 0.1)]))
+    assert [sure[index(s)].cls for s in ("H12", "H13", "H14")] == [6, 3, 6]
+
+
+def test_reader_consistency_sure_tiles_never_emptied() -> None:
+    """Four sure tiles in a row stay tiles (no square is read empty to make the run legal)."""
+    choices = decide(board(E3=[(1, 0.995), (EMPTY, 0.005)], F3=[(2, 0.995), (EMPTY, 0.005)],
+                           G3=[(3, 0.995), (EMPTY, 0.005)], H3=[(4, 0.995), (EMPTY, 0.005)]))
+    assert all(choices[index(s)].cls != EMPTY for s in ("E3", "F3", "G3", "H3"))

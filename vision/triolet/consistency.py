@@ -4,8 +4,9 @@
   readings of a value are misreads: the least likely ones move to their next candidate.
 - T-P4: every maximal run of occupied squares has length ≤ 3, a pair totals ≤ 15, a trio exactly
   15 (a wild counts as whatever value it was declared). A run that breaks this is re-read from the
-  squares' top candidates (the most probable legal assignment); if none is close in probability,
-  the readings stay and their confidence drops.
+  squares' top candidates, and "empty" for a square not surely holding a tile (a phantom under a
+  hand): the most probable legal assignment. If none is close in probability, the readings stay
+  and their confidence drops.
 
 Works on class probabilities (16 values, wild, empty) per square; returns the chosen class, a
 confidence and the top candidates of every square.
@@ -32,6 +33,10 @@ TOP_K = 3
 ADOPT_RATIO = 0.02
 #: Confidence factor for squares in a run no candidate combination makes legal.
 ILLEGAL_RUN_FACTOR = 0.5
+#: In a run re-read for T-P4, a square whose "empty" probability is at least this may be read empty.
+EMPTY_OPTION_ABOVE = 0.05
+#: Longest run re-read from candidates (longer ones only lose confidence).
+LONGEST_REREAD = 5
 
 
 @dataclass
@@ -64,6 +69,28 @@ def _legal_run(values: list[int]) -> bool:
     if n == 2:
         return fixed <= 15  # a wild can be declared 0
     return fixed <= 15 and (wilds > 0 or fixed == 15)
+
+
+def _legal_line(classes: list[int]) -> bool:
+    """T-P4 for a line of squares some of which may be read empty: every stretch of tiles is legal."""
+    stretch: list[int] = []
+    for k in [*classes, EMPTY]:
+        if k != EMPTY:
+            stretch.append(-1 if k == WILD else k)
+        elif stretch:
+            if not _legal_run(stretch):
+                return False
+            stretch = []
+    return True
+
+
+def _options(choice: SquareChoice) -> list[tuple[int, float]]:
+    """What a square may be re-read as, with probabilities: its top tile candidates, and empty when
+    that is not unlikely (``EMPTY_OPTION_ABOVE``)."""
+    opts = [(k, choice.p_occupied * pk) for k, pk in choice.candidates]
+    if 1.0 - choice.p_occupied >= EMPTY_OPTION_ABOVE:
+        opts.append((EMPTY, 1.0 - choice.p_occupied))
+    return opts
 
 
 def decide(probs: F32) -> list[SquareChoice]:
@@ -116,7 +143,7 @@ def _enforce_counts(choices: list[SquareChoice]) -> None:
 
 
 def _enforce_runs(choices: list[SquareChoice]) -> None:
-    """T-P4: re-read illegal runs from the top candidates, or lower their confidence."""
+    """T-P4: re-read illegal runs from the top candidates (or empty), or lower their confidence."""
     values = [ENGINE_EMPTY if c.cls == EMPTY else (c.cls if c.cls != WILD else 99) for c in choices]
     seen: set[tuple[int, ...]] = set()
     for i, c in enumerate(choices):
@@ -127,34 +154,30 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
             if len(run) < 2 or run in seen:
                 continue
             seen.add(run)
-            current = [choices[j].cls for j in run]
-            if _legal_run([-1 if v == WILD else v for v in current]):
+            if _legal_line([choices[j].cls for j in run]):
                 continue
-            if len(run) > 3:
-                for j in run:
-                    choices[j].confidence *= ILLEGAL_RUN_FACTOR
-                    choices[j].rules.append("T-P4")
-                continue
-            base = float(np.prod([dict(choices[j].candidates).get(choices[j].cls, 1e-6) for j in run]))
+            options = [_options(choices[j]) for j in run]
             best: tuple[float, tuple[int, ...]] | None = None
-            for combo in itertools.product(*[choices[j].candidates for j in run]):
-                vals = [k for k, _ in combo]
-                if not _legal_run([-1 if v == WILD else v for v in vals]):
-                    continue
-                pr = float(np.prod([pk for _, pk in combo]))
-                if best is None or pr > best[0]:
-                    best = (pr, tuple(vals))
-            if best is not None and best[0] >= ADOPT_RATIO * base:
-                for j, k in zip(run, best[1], strict=True):
-                    ch = choices[j]
-                    if ch.cls != k:
-                        ch.cls = k
-                        ch.rules.append("T-P4")
-                    pk = dict(ch.candidates)[k]
-                    ch.confidence = ch.p_occupied * pk
-            else:
+            if len(run) <= LONGEST_REREAD:
+                base = float(np.prod([dict(o).get(choices[j].cls, 1e-6) for j, o in zip(run, options, strict=True)]))
+                for combo in itertools.product(*options):
+                    classes = [k for k, _ in combo]
+                    if not _legal_line(classes):
+                        continue
+                    pr = float(np.prod([pk for _, pk in combo]))
+                    if best is None or pr > best[0]:
+                        best = (pr, tuple(classes))
+                if best is not None and best[0] < ADOPT_RATIO * base:
+                    best = None
+            if best is None:
                 for j in run:
                     choices[j].confidence *= ILLEGAL_RUN_FACTOR
                     choices[j].rules.append("T-P4")
-            for j in run:
-                values[j] = ENGINE_EMPTY if choices[j].cls == EMPTY else choices[j].cls
+                continue
+            for j, k, opts in zip(run, best[1], options, strict=True):
+                ch = choices[j]
+                if ch.cls != k:
+                    ch.cls = k
+                    ch.rules.append("T-P4")
+                ch.confidence = dict(opts)[k]
+                values[j] = ENGINE_EMPTY if k == EMPTY else (k if k != WILD else 99)

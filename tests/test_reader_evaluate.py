@@ -1,5 +1,5 @@
-"""The benchmark's scoring: a misread whose middle a hand covers is told apart ("hands aside"),
-without changing what counts as perfect."""
+"""The benchmark's scoring: a misread whose middle a hand covers is told apart ("hands aside"); a
+tile whose printed value a hand hides is not scored, but may not be guessed silently."""
 
 from __future__ import annotations
 
@@ -15,16 +15,18 @@ from vision.triolet.reader import CellReading, TrioletReading
 CORNERS = np.array([[100.0, 100.0], [400.0, 100.0], [400.0, 400.0], [100.0, 400.0]])  # 20 px squares
 
 
-def _labels() -> dict[str, Any]:
+def _labels(a1_marks: float = 1.0) -> dict[str, Any]:
     cells = [{"square": "A1", "value": 5, "wild": False}, {"square": "C1", "value": 7, "wild": False}]
     return {"board": {"corners_px_view": CORNERS.tolist()}, "read": {"cells": cells},
-            "cells": [{"square_view": c["square"], "visible": 1.0} for c in cells]}
+            "cells": [{"square_view": c["square"], "visible": 1.0,
+                       "marks_visible": a1_marks if c["square"] == "A1" else 1.0} for c in cells]}
 
 
-def _reading(a1: int, c1: int) -> TrioletReading:
+def _reading(a1: int, c1: int, a1_confidence: float = 0.9) -> TrioletReading:
     probs = np.zeros((15, 15, EMPTY + 1), np.float32)
     probs[..., EMPTY] = 1.0
-    cells = tuple(CellReading(sq, v, False, 0.9, (), 1.0) for sq, v in (("A1", a1), ("C1", c1)))
+    cells = tuple(CellReading(sq, v, False, a1_confidence if sq == "A1" else 0.9, (), 1.0)
+                  for sq, v in (("A1", a1), ("C1", c1)))
     loc = BoardLocation(tuple(map(tuple, CORNERS)), units_to_image(CORNERS), 1.0, {})
     return TrioletReading(loc, cells, probs)
 
@@ -40,3 +42,19 @@ def test_reader_evaluate_misread_under_a_hand_is_marked() -> None:
     assert fs.under_hand == set()
     fs = score_frame(_reading(5, 7), _labels(), occ)
     assert fs.perfect and fs.perfect_hands_aside
+
+
+def test_reader_evaluate_hidden_value_not_scored_but_not_guessed() -> None:
+    """A1's numeral is 70 % under a hand (marks_visible 0.3): it leaves the accuracy. Read wrong
+    at low confidence the board is still perfect (not strictly); read wrong at 0.9 it is a silent
+    guess and spoils the board; read right it counts for nothing either way."""
+    labels = _labels(a1_marks=0.3)
+    flagged = score_frame(_reading(6, 7, a1_confidence=0.4), labels)
+    assert flagged.squares == 224 and not flagged.errors and not flagged.guesses
+    assert flagged.perfect and not flagged.perfect_strict and flagged.marks_hidden_errors == 1
+    guessed = score_frame(_reading(6, 7, a1_confidence=0.9), labels)
+    assert not guessed.perfect and guessed.guesses == [("A1", 5, 6, 0.9)]
+    right = score_frame(_reading(5, 7, a1_confidence=0.9), labels)
+    assert right.perfect and right.perfect_strict and right.squares == 224
+    seen = score_frame(_reading(6, 7, a1_confidence=0.4), _labels(a1_marks=0.8))  # numeral in view
+    assert seen.squares == 225 and not seen.perfect and seen.errors == [("A1", 5, 6, 0.4)]

@@ -13,13 +13,22 @@ from render_helpers import quiet_look, signed_area
 
 from vision.render.camera import CameraSpec
 from vision.render.difficulty import DIFFICULTIES
+from vision.render.fonts import resolved_typeface
 from vision.render.hands import HandSpec
 from vision.render.sampling import random_camera, random_look
 from vision.render.styles import StylePool
-from vision.render.triolet import TilePlacement, TrioletScene, playing_corners_mm, render_triolet
+from vision.render.triolet import (
+    INK_GRID,
+    TilePlacement,
+    TrioletScene,
+    _marks_visible,
+    playing_corners_mm,
+    render_triolet,
+    tile_corners_mm,
+)
 from vision.render.triolet_board import TRIPLE, parse_square, rotate_square, square_name
 from vision.render.triolet_random import random_triolet_frame, random_triolet_scene
-from vision.render.triolet_tiles import TILE_COUNTS
+from vision.render.triolet_tiles import TILE_COUNTS, face_ink
 from vision.sim.triolet_position import _block_ok, _runs_ok, random_position
 
 SMALL = (640, 360)
@@ -114,6 +123,25 @@ def test_render_triolet_occluder_mask_and_visibility() -> None:
     assert cells["B2"]["visible"] == 1.0
     x, y = np.round(cells["H8"]["center_px"]).astype(int)
     assert occ[y, x] == 255
+
+
+def test_render_triolet_marks_visible_is_the_share_of_printed_ink_in_view() -> None:
+    """``marks_visible``: 1 with nothing over the tile; with the right half of the picture covered,
+    the share of the numeral's and count digit's ink on the face's left half (upright tile)."""
+    scene, cam = _scene(), CameraSpec(1280, 720, 20.0, 0.0, 0.0, 620.0)
+    f = render_triolet(scene, cam, quiet_look(), np.random.default_rng(0))
+    cells = {c["square"]: c for c in f.labels["cells"]}
+    assert cells["H8"]["marks_visible"] == 1.0 and cells["B2"]["marks_visible"] == 1.0
+    ink = face_ink(11, resolved_typeface(scene.typeface), INK_GRID, scene.numeral_scale, scene.star_outline)
+    corners = tile_corners_mm(scene, scene.tiles[0])
+    occ = np.zeros((720, 1280), np.uint8)
+    occ[:, round(cells["H8"]["center_px"][0]):] = 255
+    left_share = float((np.nonzero(ink)[1] < INK_GRID / 2).mean())
+    assert 0.2 < left_share < 0.5  # "11" is symmetric, the count digit "3" sits lower right
+    got = _marks_visible(ink, corners, -scene.tile_height_mm, cam, occ)
+    assert abs(got - left_share) < 0.06
+    occ[:] = 255
+    assert _marks_visible(ink, corners, -scene.tile_height_mm, cam, occ) == 0.0
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         diff = "normal" if row == "held-out" else row
         pool = held_out_pool() if row == "held-out" else training_pool()
-        located = squares = correct = perfect = errors = flagged = skipped = hands_aside = 0
+        located = squares = correct = perfect = errors = flagged = skipped = strict = guesses = 0
         walls: list[float] = []
         cpus: list[float] = []
         corner_errs: list[float] = []
@@ -170,26 +170,30 @@ def run(args: argparse.Namespace) -> int:
             squares += fs.squares
             correct += fs.correct
             perfect += int(fs.perfect)
-            hands_aside += int(fs.perfect_hands_aside)
+            strict += int(fs.perfect_strict)
+            guesses += len(fs.guesses)
             errors += len(fs.errors)
             flagged += fs.flagged_errors
             if args.errors:
                 for sq, t, g, conf in fs.errors:
                     hand = " (under a hand)" if sq in fs.under_hand else ""
                     print(f"{row} seed {seed} {sq}: truth {t} read {g} conf {conf:.2f}{hand}", file=sys.stderr)
+                for sq, t, g, conf in fs.guesses:
+                    print(f"{row} seed {seed} {sq}: truth {t} read {g} conf {conf:.2f} (hidden: a silent guess)",
+                          file=sys.stderr)
                 if not fs.located:
                     print(f"{row} seed {seed}: board not located (corner error {fs.corner_err_px:.1f}px)",
                           file=sys.stderr)
         table.append([
             row, n if not skipped else f"{n} (+{skipped} skipped)", 100.0 * located / n,
             float(np.median(corner_errs)) if corner_errs else float("nan"),
-            100.0 * correct / max(1, squares), 100.0 * perfect / n, 100.0 * hands_aside / n,
-            f"{flagged}/{errors}",
+            100.0 * correct / max(1, squares), 100.0 * perfect / n, 100.0 * strict / n,
+            f"{flagged}/{errors}", guesses,
             float(np.median(walls)), float(np.percentile(walls, 95)), float(np.median(cpus)),
         ])
     print(format_table(
-        ["row", "frames", "located %", "corner err px", "per square %", "perfect %", "perfect % hands aside",
-         "low-conf errs", "median ms", "p95 ms", "cpu ms"],
+        ["row", "frames", "located %", "corner err px", "per square %", "perfect %", "perfect % strict",
+         "low-conf errs", "silent guesses", "median ms", "p95 ms", "cpu ms"],
         table,
         title=f"companion bench read --game triolet ({w}x{h}, one core{', true corners' if args.calibration else ''})"))
     return 0

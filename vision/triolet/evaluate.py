@@ -1,7 +1,10 @@
 """Scoring a Triolet reading against a rendered frame's truth (for the benchmark and tests).
 
-A square's truth is one of 0–15, ``wild`` or ``empty``; squares a hand hides (tile less than half
-visible, or an empty square's centre under an occluder) are left out of the accuracy.
+A square's truth is one of 0–15, ``wild`` or ``empty``. Squares a hand hides are left out of the
+accuracy: a tile less than half in view, or whose printed marks (numeral, count digit, star:
+the label ``marks_visible``) are less than half in view, and an empty square whose centre is
+under an occluder. Their value is not in the picture, so they may not be guessed silently either:
+one listed as a tile it is not, with a confidence of ``LOW_CONFIDENCE`` or more, spoils the board.
 """
 
 from __future__ import annotations
@@ -16,23 +19,30 @@ from numpy.typing import NDArray
 from vision.locate import SIZE, apply_h, units_to_image
 
 from .classifier import EMPTY, WILD
-from .reader import TrioletReading
+from .reader import LOW_CONFIDENCE, TrioletReading
 
 COLUMNS = "ABCDEFGHIJKLMNO"
 #: Share of a square's middle (0.2–0.8 of its side, where the numeral is) a hand must cover for a
 #: misread there to count as "under a hand" in ``FrameScore.under_hand``.
 UNDER_HAND = 0.1
+#: A tile's value is in view when at least this share of its top and of its printed marks is.
+IN_VIEW = 0.5
 
 
-def truth_classes(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None) -> dict[str, int | None]:
-    """Square name → true class (0–15, 16 wild, 17 empty), ``None`` when hidden by a hand."""
-    out: dict[str, int | None] = {f"{COLUMNS[c]}{r + 1}": EMPTY for r in range(SIZE) for c in range(SIZE)}
-    visible = {c["square_view"]: float(c.get("visible", 1.0)) for c in labels["cells"]}
+def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None,
+                 marks: bool = True) -> tuple[dict[str, int], set[str]]:
+    """Square name → true class (0–15, 16 wild, 17 empty), and the squares a hand hides
+    (``marks``: a tile whose printed marks are less than half in view is hidden too)."""
+    out = {f"{COLUMNS[c]}{r + 1}": EMPTY for r in range(SIZE) for c in range(SIZE)}
+    hidden: set[str] = set()
+    in_view = {c["square_view"]: min(float(c.get("visible", 1.0)),
+                                     float(c.get("marks_visible", 1.0)) if marks else 1.0)
+               for c in labels["cells"]}
     for c in labels["read"]["cells"]:
         sq = c["square"]
         out[sq] = WILD if c["wild"] else int(c["value"])
-        if visible.get(sq, 1.0) < 0.5:
-            out[sq] = None
+        if in_view.get(sq, 1.0) < IN_VIEW:
+            hidden.add(sq)
     if occluders is not None:
         corners = np.asarray(labels["board"]["corners_px_view"], np.float64)
         h = units_to_image(corners)
@@ -44,10 +54,17 @@ def truth_classes(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = 
                     continue
                 x, y = apply_h(h, np.array([[c + 0.5, r + 0.5]]))[0]
                 xi, yi = round(x), round(y)
-                hidden = not (0 <= xi < ww and 0 <= yi < hh)
-                if hidden or occluders[max(0, yi - 2):yi + 3, max(0, xi - 2):xi + 3].max() > 0:
-                    out[name] = None
-    return out
+                if (not (0 <= xi < ww and 0 <= yi < hh)
+                        or occluders[max(0, yi - 2):yi + 3, max(0, xi - 2):xi + 3].max() > 0):
+                    hidden.add(name)
+    return out, hidden
+
+
+def truth_classes(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None,
+                  marks: bool = True) -> dict[str, int | None]:
+    """Square name → true class (0–15, 16 wild, 17 empty), ``None`` when hidden by a hand."""
+    out, hidden = true_squares(labels, occluders, marks)
+    return {sq: None if sq in hidden else t for sq, t in out.items()}
 
 
 @dataclass
@@ -61,10 +78,22 @@ class FrameScore:
     errors: list[tuple[str, int, int, float]] = field(default_factory=list)  # square, truth, read, confidence
     under_hand: set[str] = field(default_factory=set)
     """Misread squares whose middle (where the numeral is) a hand covers by ``UNDER_HAND`` or more."""
+    guesses: list[tuple[str, int, int, float]] = field(default_factory=list)
+    """Hidden squares listed as a tile they do not hold, with a confidence of ``LOW_CONFIDENCE`` or
+    more (square, truth, read, confidence): silent guesses."""
+    marks_hidden_errors: int = 0
+    """Misread tiles at least half in view whose printed marks are not (left out of ``errors``)."""
 
     @property
     def perfect(self) -> bool:
-        return self.located and self.correct == self.squares
+        """Located, every square in view read right, no silent guess where a hand hides one."""
+        return self.located and self.correct == self.squares and not self.guesses
+
+    @property
+    def perfect_strict(self) -> bool:
+        """Located, and every square in view read right, tiles whose printed marks a hand covers
+        included (the benchmark's definition up to stop 15)."""
+        return self.located and self.correct == self.squares and not self.marks_hidden_errors
 
     @property
     def perfect_hands_aside(self) -> bool:
@@ -97,16 +126,21 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
     if reading is None:
         return FrameScore(False, float("inf"))
     err = float(np.max(np.hypot(*(np.asarray(reading.board.corners_px) - truth_c).T)))
-    truth = truth_classes(labels, occluders)
+    truth, hidden = true_squares(labels, occluders)
+    _, hidden_strict = true_squares(labels, occluders, marks=False)
     got = read_classes(reading)
     fs = FrameScore(err < 0.25 * pitch, err)
     if not fs.located:
         return fs
     for name, t in truth.items():
-        if t is None:
+        g, conf = got[name]
+        if name in hidden:
+            if g != t and g != EMPTY and conf >= LOW_CONFIDENCE:
+                fs.guesses.append((name, t, g, conf))
+            if g != t and name not in hidden_strict:
+                fs.marks_hidden_errors += 1
             continue
         fs.squares += 1
-        g, conf = got[name]
         if g == t:
             fs.correct += 1
         else:

@@ -58,3 +58,27 @@ def test_reader_evaluate_hidden_value_not_scored_but_not_guessed() -> None:
     assert right.perfect and right.perfect_strict and right.squares == 224
     seen = score_frame(_reading(6, 7, a1_confidence=0.4), _labels(a1_marks=0.8))  # numeral in view
     assert seen.squares == 225 and not seen.perfect and seen.errors == [("A1", 5, 6, 0.4)]
+
+
+def test_reader_evaluate_tied_first_corner_either_way() -> None:
+    """A board turned 45°: two corners are as near the image's top-left, so either may come first
+    (INTERFACES §3). A reader that began at the other one is located, and its squares are compared
+    under its own naming (the truth's A1 is its A15); away from a tie the order must match."""
+    diamond = np.array([[100.0, 300.0], [300.0, 100.0], [500.0, 300.0], [300.0, 500.0]])
+    labels = {"board": {"corners_px_view": diamond.tolist()}, "cells": [],
+              "read": {"cells": [{"square": "A1", "value": 5, "wild": False}]}}
+    started_next = np.roll(diamond, -1, axis=0)
+
+    def reading(corners: np.ndarray, square: str) -> TrioletReading:
+        probs = np.zeros((15, 15, EMPTY + 1), np.float32)
+        probs[..., EMPTY] = 1.0
+        loc = BoardLocation(tuple(map(tuple, corners)), units_to_image(corners), 1.0, {})
+        return TrioletReading(loc, (CellReading(square, 5, False, 0.9, (), 1.0),), probs)
+
+    fs = score_frame(reading(started_next, "A15"), labels)
+    assert fs.located and fs.corner_err_px < 1e-6 and fs.perfect
+    assert not score_frame(reading(started_next, "A1"), labels).perfect
+    assert score_frame(reading(diamond, "A1"), labels).perfect
+    untied = diamond + np.array([[0.0, 0.0], [60.0, 0.0], [60.0, 0.0], [0.0, 0.0]])  # O1 corner farther
+    labels["board"]["corners_px_view"] = untied.tolist()
+    assert not score_frame(reading(np.roll(untied, -1, axis=0), "A15"), labels).located

@@ -118,6 +118,31 @@ def read_classes(reading: TrioletReading) -> dict[str, tuple[int, float]]:
     return out
 
 
+def tied_start(got: NDArray[np.float64], truth: NDArray[np.float64], tol: float) -> int:
+    """0, or ±1 when the reader began its corners (INTERFACES §3: clockwise from the one nearest
+    the image's top-left) at a neighbour of the truth's first corner that is as near the top-left
+    within ``tol`` px (a board turned 45°: which of two tied corners comes first is chance). The
+    value rolls ``got`` onto ``truth``."""
+    d = np.hypot(truth[:, 0], truth[:, 1])
+    for turn in (1, -1):
+        start = turn % 4  # the truth corner the reader began at
+        if abs(d[start] - d[0]) < tol and np.max(np.hypot(*(np.roll(got, turn, axis=0) - truth).T)) < tol:
+            return turn
+    return 0
+
+
+def _renamed(got: dict[str, tuple[int, float]], truth_c: NDArray[np.float64], turn: int
+             ) -> dict[str, tuple[int, float]]:
+    """A reading's squares named from the truth's first corner instead of the reader's."""
+    to_truth = np.linalg.inv(units_to_image(truth_c)) @ units_to_image(np.roll(truth_c, -turn, axis=0))
+    out: dict[str, tuple[int, float]] = {}
+    for name, v in got.items():
+        c, r = COLUMNS.index(name[0]), int(name[1:]) - 1
+        u, w = np.floor(apply_h(to_truth, np.array([[c + 0.5, r + 0.5]]))[0]).astype(int)
+        out[f"{COLUMNS[u]}{w + 1}"] = v
+    return out
+
+
 def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
                 occluders: NDArray[np.uint8] | None = None) -> FrameScore:
     """Compare a reading (``None``: no board found) with the frame's labels."""
@@ -125,10 +150,14 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
     pitch = float(np.mean(np.hypot(*(np.roll(truth_c, -1, axis=0) - truth_c).T))) / SIZE
     if reading is None:
         return FrameScore(False, float("inf"))
-    err = float(np.max(np.hypot(*(np.asarray(reading.board.corners_px) - truth_c).T)))
+    got_c = np.asarray(reading.board.corners_px, np.float64)
+    turn = tied_start(got_c, truth_c, 0.25 * pitch)
+    err = float(np.max(np.hypot(*(np.roll(got_c, turn, axis=0) - truth_c).T)))
     truth, hidden = true_squares(labels, occluders)
     _, hidden_strict = true_squares(labels, occluders, marks=False)
     got = read_classes(reading)
+    if turn:
+        got = _renamed(got, truth_c, turn)
     fs = FrameScore(err < 0.25 * pitch, err)
     if not fs.located:
         return fs

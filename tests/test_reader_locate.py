@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from reader_helpers import TEST_SEEDS, frame, square_pitch_px
@@ -139,6 +140,16 @@ def test_reader_locate_a_lattice_ranks_by_its_clearest_window() -> None:
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
+@pytest.mark.parametrize("seed", [900_363, 700_306])
+def test_reader_locate_frame_the_colour_of_the_squares(seed: int) -> None:
+    """(900,363) a black-and-gold board, (700,306) a beige travel board, both on a red check cloth:
+    their frame has the colour of their playing squares, so by colour alone the squares around
+    the right grid looked like playing squares, and a grid three squares off won; no grid lines
+    cross a frame (``square_lines``)."""
+    fr = _pool_frame(seed)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
 def test_reader_locate_kind_spread_is_small_only_where_the_kinds_are() -> None:
     import vision.locate as loc
 
@@ -189,3 +200,25 @@ def test_reader_locate_board_like_ring_sees_playing_squares_outside_the_grid() -
     cells[2:17, 2:17][PREMIUM] = special
     assert board_like_ring(cells, 2, 2) == 0.0
     assert board_like_ring(cells, 3, 2) > 0.1  # one row down: the row above is playing squares
+
+
+def test_reader_locate_board_like_ring_frame_of_the_squares_colour() -> None:
+    """A frame the colour of the playing squares (a black board with a black frame) looks like
+    playing squares by colour alone; the grid lines tell it apart: none cross the frame."""
+    from vision.locate import PREMIUM, board_like_ring, cell_colours, square_lines
+
+    pitch, n = 16, 21  # a 15×15 board, its 2-square frame, one square of table beyond
+    lab = np.empty((n * pitch, n * pitch, 3), np.uint8)
+    lab[:] = (40, 128, 128)  # dark board and frame
+    lab[:pitch] = lab[-pitch:] = lab[:, :pitch] = lab[:, -pitch:] = (180, 160, 150)  # the table
+    for k in range(3, 19):  # gold grid lines around the playing squares only
+        lab[3 * pitch - 1:18 * pitch + 1, k * pitch - 1:k * pitch + 1] = (170, 130, 180)
+        lab[k * pitch - 1:k * pitch + 1, 3 * pitch - 1:18 * pitch + 1] = (170, 130, 180)
+    for r, c in zip(*np.nonzero(PREMIUM), strict=True):  # the special squares
+        lab[(r + 3) * pitch + 2:(r + 4) * pitch - 2, (c + 3) * pitch + 2:(c + 4) * pitch - 2] = (90, 170, 160)
+    bgr = cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)
+    cells = cell_colours(bgr, pitch)
+    lines = square_lines(bgr, pitch, cells)
+    assert board_like_ring(cells, 3, 3) > 0.9  # by colour the frame passes for playing squares
+    assert board_like_ring(cells, 3, 3, lines) < 0.1  # ... but no lines cross it
+    assert board_like_ring(cells, 4, 3, lines) > 0.2  # one row down: the row above has lines

@@ -64,6 +64,9 @@ SHIFT_REACH = 4  # squares: how far off a registration the special-square patter
 SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
 RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
 RING_NEAR = 8.0  # L*a*b* distance under which a square has the board's base colour
+RING_LINES = True  # a square around the window looks like a playing square only with grid lines like theirs
+RING_LINES_MIN = 8.0  # median L*a*b* grid-line contrast of a window's squares for lines to count
+RING_LINES_SHARE = 0.6  # ... and the share of it a square around the window needs to look like one
 STRONG_GRID_SCORE = 1.7
 PROFILE_FLOOR = 6.0  # gradient units: flat regions cannot fake a grid  # below this no board is reported
 DOUBLE = ("H8", "D8", "L8", "H4", "H12", "E5", "K5", "E11", "K11")
@@ -789,10 +792,44 @@ def _plane_base(win: F64) -> F64:
     return np.asarray((xa @ coef).reshape(win.shape), np.float64)
 
 
-def board_like_ring(cells: F32, r: int, c: int) -> float:
+def square_lines(bgr_rect: Image, pitch: int, cells: F32) -> F32:
+    """Grid-line evidence around every square of a rectified image (``pitch`` px squares, ``cells``
+    its ``cell_colours``), shape (rows, cols): the mean over the square's four sides of how far a
+    band across that side (4 px, the side's middle half) departs from the two squares' colours
+    (NaN-free: a side on the image's edge is left out). A playing square has lines on all four
+    sides; a board's frame beside the playing area only on one."""
+    n_r, n_c = cells.shape[:2]
+    lab = cv2.cvtColor(np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch]), cv2.COLOR_BGR2LAB)
+    lab = lab.astype(np.float32)
+    q = pitch // 4
+    v = np.zeros((n_r, n_c - 1), np.float32)  # side between (r, c) and (r, c + 1)
+    h = np.zeros((n_r - 1, n_c), np.float32)  # side between (r, c) and (r + 1, c)
+    ref_v = (cells[:, :-1] + cells[:, 1:]) / 2.0
+    ref_h = (cells[:-1] + cells[1:]) / 2.0
+    for off in (-2, -1, 0, 1):
+        cols = lab[:, np.arange(1, n_c) * pitch + off].reshape(n_r, pitch, n_c - 1, 3)[:, q:pitch - q].mean(axis=1)
+        v = np.maximum(v, np.linalg.norm(cols - ref_v, axis=2))
+        rows = lab[np.arange(1, n_r) * pitch + off].reshape(n_r - 1, n_c, pitch, 3)[:, :, q:pitch - q].mean(axis=2)
+        h = np.maximum(h, np.linalg.norm(rows - ref_h, axis=2))
+    total = np.zeros((n_r, n_c), np.float32)
+    count = np.zeros((n_r, n_c), np.float32)
+    total[:, :-1] += v
+    total[:, 1:] += v
+    total[:-1] += h
+    total[1:] += h
+    count[:, :-1] += 1
+    count[:, 1:] += 1
+    count[:-1] += 1
+    count[1:] += 1
+    return np.asarray(total / count, np.float32)
+
+
+def board_like_ring(cells: F32, r: int, c: int, lines: F32 | None = None) -> float:
     """Share of the 64 squares just around the 15×15 window at row ``r``, column ``c`` of a cell
-    colour array that have the colour of the window's plain squares (0 for a board seen whole:
-    its frame surrounds the playing area)."""
+    colour array that look like the window's plain squares (0 for a board seen whole: its frame
+    surrounds the playing area): their colour, and with ``lines`` (``square_lines``), where the
+    window's squares show clear grid lines, lines nearly as clear (a frame the colour of the
+    playing squares has none across it)."""
     win = cells[r:r + SIZE, c:c + SIZE]
     base = np.median(win[~PREMIUM], axis=0)
     plain = float(np.median(np.linalg.norm(win[~PREMIUM] - base, axis=1)))
@@ -800,7 +837,12 @@ def board_like_ring(cells: F32, r: int, c: int) -> float:
     edge = np.ones(ring.shape[:2], bool)
     edge[1:-1, 1:-1] = False
     d = np.linalg.norm(ring[edge] - base, axis=1)
-    return float(np.mean(d < max(RING_NEAR, 3.0 * plain)))
+    alike = d < max(RING_NEAR, 3.0 * plain)
+    if lines is not None:
+        inner = float(np.median(lines[r:r + SIZE, c:c + SIZE]))
+        if inner >= RING_LINES_MIN:
+            alike &= lines[r - 1:r + SIZE + 1, c - 1:c + SIZE + 1][edge] >= RING_LINES_SHARE * inner
+    return float(np.mean(alike))
 
 
 def outside_share(h_units: F64, width: int, height: int) -> float:
@@ -987,16 +1029,18 @@ def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, 
     unless it beats no shift by ``SHIFT_MARGIN`` (shifts compared by ``pattern_scores``' choice
     score); its pattern score and the unshifted one."""
     m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
-    cells = cell_colours(rectify(image, h_units, 16, m), 16)  # (15 + 2m)² squares
+    rect = rectify(image, h_units, 16, m)
+    cells = cell_colours(rect, 16)  # (15 + 2m)² squares
+    lines = square_lines(rect, 16, cells) if RING_LINES else None
     scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
     pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx])
             for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}
-    here = pick[(0, 0)] - RING_WEIGHT * board_like_ring(cells, m, m)
+    here = pick[(0, 0)] - RING_WEIGHT * board_like_ring(cells, m, m, lines)
     best, best_merit = (0, 0), here + SHIFT_MARGIN
     for (dx, dy), p in sorted(pick.items(), key=lambda kv: -kv[1]):
         if p < best_merit:
             break  # the ring can only lower a shift's merit below its pattern score
-        merit = p - RING_WEIGHT * board_like_ring(cells, m + dy, m + dx)
+        merit = p - RING_WEIGHT * board_like_ring(cells, m + dy, m + dx, lines)
         if merit >= best_merit and (dx, dy) != (0, 0):
             best, best_merit = (dx, dy), merit
     dx, dy = best

@@ -792,12 +792,11 @@ def _plane_base(win: F64) -> F64:
     return np.asarray((xa @ coef).reshape(win.shape), np.float64)
 
 
-def square_lines(bgr_rect: Image, pitch: int, cells: F32) -> F32:
-    """Grid-line evidence around every square of a rectified image (``pitch`` px squares, ``cells``
-    its ``cell_colours``), shape (rows, cols): the mean over the square's four sides of how far a
-    band across that side (4 px, the side's middle half) departs from the two squares' colours
-    (NaN-free: a side on the image's edge is left out). A playing square has lines on all four
-    sides; a board's frame beside the playing area only on one."""
+def square_sides(bgr_rect: Image, pitch: int, cells: F32) -> F32:
+    """Grid-line evidence on the four sides (left, right, top, bottom) of every square of a
+    rectified image (``pitch`` px squares, ``cells`` its ``cell_colours``), shape (rows, cols, 4):
+    how far a band across the side (4 px, the side's middle half) departs from the mean colour of
+    the two squares it parts, L*a*b*; NaN for a side on the image's edge."""
     n_r, n_c = cells.shape[:2]
     lab = cv2.cvtColor(np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch]), cv2.COLOR_BGR2LAB)
     lab = lab.astype(np.float32)
@@ -811,17 +810,19 @@ def square_lines(bgr_rect: Image, pitch: int, cells: F32) -> F32:
         v = np.maximum(v, np.linalg.norm(cols - ref_v, axis=2))
         rows = lab[np.arange(1, n_r) * pitch + off].reshape(n_r - 1, n_c, pitch, 3)[:, :, q:pitch - q].mean(axis=2)
         h = np.maximum(h, np.linalg.norm(rows - ref_h, axis=2))
-    total = np.zeros((n_r, n_c), np.float32)
-    count = np.zeros((n_r, n_c), np.float32)
-    total[:, :-1] += v
-    total[:, 1:] += v
-    total[:-1] += h
-    total[1:] += h
-    count[:, :-1] += 1
-    count[:, 1:] += 1
-    count[:-1] += 1
-    count[1:] += 1
-    return np.asarray(total / count, np.float32)
+    out = np.full((n_r, n_c, 4), np.nan, np.float32)
+    out[:, 1:, 0] = v
+    out[:, :-1, 1] = v
+    out[1:, :, 2] = h
+    out[:-1, :, 3] = h
+    return out
+
+
+def square_lines(bgr_rect: Image, pitch: int, cells: F32) -> F32:
+    """Mean grid-line evidence over the sides of every square (``square_sides``; sides on the
+    image's edge left out), shape (rows, cols). A playing square has lines on all four sides; a
+    board's frame beside the playing area only on one."""
+    return np.asarray(np.nanmean(square_sides(bgr_rect, pitch, cells), axis=2), np.float32)
 
 
 def board_like_ring(cells: F32, r: int, c: int, lines: F32 | None = None) -> float:

@@ -20,7 +20,17 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.locate import SIZE, BoardLocation, locate_board, order_corners, units_to_image
+from vision.locate import (
+    RING_LINES_MIN,
+    SIZE,
+    BoardLocation,
+    cell_colours,
+    locate_board,
+    order_corners,
+    rectify,
+    square_sides,
+    units_to_image,
+)
 
 from . import cnn as square_cnn
 from .classifier import EMPTY, WILD, load_model
@@ -59,6 +69,10 @@ LOOK_SHIFT_PX = 5
 TTA_TURNS: tuple[int, ...] = (1, 2, 3)
 #: Probability of "empty" given to squares outside the picture (unknown, not reported as tiles).
 OUTSIDE_P_EMPTY = 0.55
+#: A square two of whose sides show less grid line than this share of the board's median side is
+#: covered (a hand, an arm: ``obscured_squares``); a tile read there gets at most ``OBSCURED_CONFIDENCE``.
+OBSCURED_LINES = 0.15
+OBSCURED_CONFIDENCE = 0.5
 #: Square classifier: ``"mlp+cnn"`` (the MLP reads every square, the CNN re-reads the squares that
 #: may hold a tile: the most accurate, and cheaper than the CNN alone), ``"cnn"`` (the CNN alone,
 #: ``cnn.py``), ``"mlp"`` (HOG features + MLP alone, ``classifier.py``, the reader before the CNN)
@@ -102,6 +116,9 @@ class CellReading:
     candidates: tuple[Candidate, ...]
     p_occupied: float
     rules: tuple[str, ...] = ()
+    obscured: bool = False
+    """No grid line shows around the square (a hand over it): the confidence is capped below
+    ``LOW_CONFIDENCE``, as its value may not be in view."""
 
     def to_json(self) -> dict[str, Any]:
         """The INTERFACES §3 cell object."""
@@ -326,6 +343,19 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
         probs[outside, EMPTY] = OUTSIDE_P_EMPTY
 
 
+def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
+    """(row, col) mask of the squares on two or more of whose sides no grid line shows, though the
+    board's lines are clear elsewhere (``locate.square_sides`` on the board plane, below
+    ``OBSCURED_LINES`` of the median side): something lies over them, a hand or an arm. All False
+    when the board's lines are faint."""
+    rect = rectify(image, location.homography, 16, 1.0)
+    sides = square_sides(rect, 16, cell_colours(rect, 16))[1:-1, 1:-1]
+    median = float(np.median(sides))
+    if median < RING_LINES_MIN:
+        return np.zeros((SIZE, SIZE), bool)
+    return np.asarray((sides < OBSCURED_LINES * median).sum(axis=2) >= 2, bool)
+
+
 def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int, int]],
                  model_path: str | None = None, cnn_path: str | None = None, closer: bool = True) -> F32:
     """Class probabilities (n, 18) of the squares ``(col, row)`` only, the board at ``location``
@@ -385,6 +415,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path)
     _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
+    covered = obscured_squares(work, loc_work)
     t4 = time.perf_counter()
     choices = decide(probs)
     cells: list[CellReading] = []
@@ -394,8 +425,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         row, col = divmod(i, SIZE)
         cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
                       for k, pk in ch.candidates)
+        hidden = bool(covered[row, col])
+        conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden else float(ch.confidence)
         cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
-                                 float(ch.confidence), cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules))))
+                                 conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), hidden))
     t5 = time.perf_counter()
     timings = {"validate": (tv - t0) * 1e3, "locate": (t1 - tv) * 1e3, "rectify": (t2 - t1) * 1e3,
                "features": (t3 - t2) * 1e3,

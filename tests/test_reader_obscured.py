@@ -1,0 +1,44 @@
+"""Squares a hand covers: no grid line shows on their sides, and a tile read there is reported
+with low confidence (the issue: a low-confidence cell is reported as such, never guessed silently)."""
+
+from __future__ import annotations
+
+import numpy as np
+from render_helpers import quiet_look
+
+from vision.locate import locate_board
+from vision.render.camera import CameraSpec
+from vision.render.hands import HandSpec
+from vision.render.triolet import TilePlacement, TrioletScene, render_triolet
+from vision.triolet.reader import LOW_CONFIDENCE, obscured_squares, read_triolet
+
+TILES = (TilePlacement("H8", 11), TilePlacement("I8", 3), TilePlacement("H7", 4), TilePlacement("B2", 9),
+         TilePlacement("M12", 7))
+
+
+def _frame(hands: tuple[HandSpec, ...]) -> np.ndarray:
+    scene = TrioletScene(tiles=TILES, board_scheme="cream_print", square_mm=24.0, table="laminate_grey",
+                         hands=hands)
+    cam = CameraSpec(1280, 720, 20.0, 0.0, 0.0, 620.0)
+    return render_triolet(scene, cam, quiet_look(shadow_strength=0.4), np.random.default_rng(0)).image
+
+
+def test_reader_obscured_squares_under_a_fist_only() -> None:
+    """A fist over the middle of the board (H8 and around it) hides the grid lines there; squares
+    far from it, tiles or not, keep theirs."""
+    image = _frame((HandSpec(tip_mm=(0.0, 0.0), height_mm=30.0, from_deg=90.0, pose="fist"),))
+    covered = obscured_squares(image, locate_board(image, "triolet"))
+    assert covered[7, 7]  # H8
+    assert not covered[1, 1] and not covered[11, 12]  # B2, M12: tiles in view
+    assert covered.sum() < 40
+    reading = read_triolet(image)
+    for cell in reading.cells:
+        if cell.obscured:
+            assert cell.confidence < LOW_CONFIDENCE and cell.square in reading.low_confidence
+    assert {"B2", "M12"} <= {c.square for c in reading.cells if not c.obscured}
+
+
+def test_reader_obscured_none_without_a_hand() -> None:
+    image = _frame(())
+    assert not obscured_squares(image, locate_board(image, "triolet")).any()
+    assert not any(c.obscured for c in read_triolet(image).cells)

@@ -69,6 +69,22 @@ def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch, se
     assert square not in reader.read_triolet(fr.image).board_values()
 
 
+def test_a_square_reads_the_same_alone_as_among_others() -> None:
+    """(900,449) a faint 3 the MLP calls empty at 0.992: read with the other 224 squares, the CNN's
+    second look finds it; read alone (the closer look's shifted crops, a tracker's re-read of a few
+    squares) it was skipped when no square of the batch was a likely tile, and the closer look's
+    shifted reads outvoted the 3 with "empty"."""
+    fr = random_frame("triolet", 900_449, "normal", pool=training_pool(), size=(1280, 720))
+    r = reader.read_triolet(fr.image, keep_images=True)
+    assert r.crops is not None
+    i = ALL_SQUARES.index((7, 10))  # H11
+    together = reader.square_probabilities(r.crops)[i]
+    alone = reader.square_probabilities(r.crops[i:i + 1])[0]
+    assert np.allclose(together, alone, atol=1e-5)
+    assert alone.argmax() == 3
+    assert r.board_values().get("H11") == (3, False)
+
+
 def test_the_second_cnn_changes_only_squares_the_first_is_unsure_of(monkeypatch: pytest.MonkeyPatch) -> None:
     fr = frame(TEST_SEEDS[1])
     loc = locate_board(fr.image)

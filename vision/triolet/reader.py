@@ -289,7 +289,9 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
     # the CNN, or else the MLP, reads every square
     probs = cnn(crops) if CLASSIFIER == "cnn" else load_model(model_path).proba(features(crops) if x is None else x)
     maybe = np.where(probs[:, EMPTY] < TTA_BELOW_EMPTY)[0]
-    if not len(maybe):
+    if not len(maybe):  # the unsure empties are checked however few squares are read together
+        if CLASSIFIER == "mlp+cnn":
+            _recheck_empties(probs, crops, cnn)
         return probs
     some = crops[maybe]
     if CLASSIFIER in ("cnn", "mlp"):

@@ -64,6 +64,13 @@ SHIFT_REACH = 4  # squares: how far off a registration the special-square patter
 SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
 RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
 RING_NEAR = 8.0  # L*a*b* distance under which a square has the board's base colour
+#: A shift that frames the board clearly better (the board-like share of the squares around the
+#: grid falls by ``FRAMED_GAIN``) and raises the pattern by ``FRAMED_PATTERN_GAIN`` may explain
+#: up to ``FRAMED_LINE_LOSS`` fewer grid lines (a check cloth continuing the board's lattice
+#: explains the lines beside the board as well as the board's own); any other shift 0.02.
+FRAMED_GAIN = 0.15
+FRAMED_PATTERN_GAIN = 0.2
+FRAMED_LINE_LOSS = 0.07
 RING_LINES = True  # a square around the window looks like a playing square only with grid lines like theirs
 RING_LINES_MIN = 8.0  # median L*a*b* grid-line contrast of a window's squares for lines to count
 RING_LINES_SHARE = 0.6  # ... and the share of it a square around the window needs to look like one
@@ -1008,12 +1015,15 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     pattern (T-B2, ``_pattern_shift``), unless the shifted grid explains fewer grid lines than
     ``share`` (a hand or an arm over the special squares can fake a better pattern one square off;
     the board's outer lines cannot be faked that way); also the pattern score of the result."""
-    (dx, dy), prem, prem_here = _pattern_shift(image, h_units)
+    (dx, dy), prem, prem_here, framed = _pattern_shift(image, h_units)
     if (dx, dy) == (0, 0):
         return h_units, prem_here
     shifted = _shifted(h_units, dx, dy)
     _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
-    if share_shifted >= share - 0.02:
+    allowed = 0.02
+    if framed >= FRAMED_GAIN and prem - prem_here >= FRAMED_PATTERN_GAIN:
+        allowed = FRAMED_LINE_LOSS
+    if share_shifted >= share - allowed:
         return shifted, prem
     return h_units, prem_here
 
@@ -1023,12 +1033,13 @@ def _shifted(h_units: F64, dx: int, dy: int) -> F64:
     return np.asarray(h_units @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64), np.float64)
 
 
-def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, float]:
+def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, float, float]:
     """The whole-square shift (within ``SHIFT_REACH``) under which the special squares stand out
     clearly best and the squares just outside the grid do not look like the board's own (a board
     has its frame there; a grid registered a few squares off has playing squares), ``(0, 0)``
     unless it beats no shift by ``SHIFT_MARGIN`` (shifts compared by ``pattern_scores``' choice
-    score); its pattern score and the unshifted one."""
+    score); its pattern score, the unshifted one, and how much less the squares around the grid
+    look like playing squares after the shift than before."""
     m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
     rect = rectify(image, h_units, 16, m)
     cells = cell_colours(rect, 16)  # (15 + 2m)² squares
@@ -1036,13 +1047,16 @@ def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, 
     scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
     pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx])
             for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}
-    here = pick[(0, 0)] - RING_WEIGHT * board_like_ring(cells, m, m, lines)
-    best, best_merit = (0, 0), here + SHIFT_MARGIN
+    ring_here = board_like_ring(cells, m, m, lines)
+    here = pick[(0, 0)] - RING_WEIGHT * ring_here
+    best, best_merit, best_ring = (0, 0), here + SHIFT_MARGIN, ring_here
     for (dx, dy), p in sorted(pick.items(), key=lambda kv: -kv[1]):
         if p < best_merit:
             break  # the ring can only lower a shift's merit below its pattern score
-        merit = p - RING_WEIGHT * board_like_ring(cells, m + dy, m + dx, lines)
+        ring = board_like_ring(cells, m + dy, m + dx, lines)
+        merit = p - RING_WEIGHT * ring
         if merit >= best_merit and (dx, dy) != (0, 0):
-            best, best_merit = (dx, dy), merit
+            best, best_merit, best_ring = (dx, dy), merit, ring
     dx, dy = best
-    return best, float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]), float(scores[SHIFT_REACH, SHIFT_REACH])
+    return (best, float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]), float(scores[SHIFT_REACH, SHIFT_REACH]),
+            ring_here - best_ring)

@@ -160,6 +160,15 @@ def test_reader_locate_check_cloth_continuing_the_lattice(seed: int) -> None:
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
+def test_reader_locate_faint_lines_vivid_pattern() -> None:
+    """(1,400,141) a sky-blue board at 42° on a dark table: its white lines on light blue squares
+    were found for 19 % of the grid (the gradient's peaks at a thick light line's two edges are
+    not twice the band's median), though the grid sat right and its special squares stood out at
+    0.80; a vivid pattern (``VIVID_PATTERN_SCORE``) needs 10 % of the lines."""
+    fr = _pool_frame(1_400_141)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
 def test_reader_locate_kind_spread_is_small_only_where_the_kinds_are() -> None:
     import vision.locate as loc
 

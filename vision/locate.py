@@ -66,10 +66,11 @@ SHIFT_REACH = 4  # squares: how far off a registration the special-square patter
 SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
 RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
 RING_NEAR = 8.0  # L*a*b* distance under which a square has the board's base colour
-#: A shift that frames the board clearly better (the board-like share of the squares around the
-#: grid falls by ``FRAMED_GAIN``) and raises the pattern by ``FRAMED_PATTERN_GAIN`` may explain
-#: up to ``FRAMED_LINE_LOSS`` fewer grid lines (a check cloth continuing the board's lattice
-#: explains the lines beside the board as well as the board's own); any other shift 0.02.
+SHIFT_LINE_LOSS = 0.02  # share of grid lines a shifted registration may explain fewer of ...
+#: ... but a shift that frames the board clearly better (the board-like share of the squares
+#: around the grid falls by ``FRAMED_GAIN``) and raises the pattern by ``FRAMED_PATTERN_GAIN``
+#: may lose up to ``FRAMED_LINE_LOSS`` (a check cloth continuing the board's lattice explains the
+#: lines beside the board as well as the board's own).
 FRAMED_GAIN = 0.15
 FRAMED_PATTERN_GAIN = 0.2
 FRAMED_LINE_LOSS = 0.07
@@ -1016,14 +1017,16 @@ def _permute_mesh(mesh: F64, m: F64) -> F64:
 def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float]:
     """Correct a registration off by up to ``SHIFT_REACH`` whole squares by the special-square
     pattern (T-B2, ``_pattern_shift``), unless the shifted grid explains fewer grid lines than
-    ``share`` (a hand or an arm over the special squares can fake a better pattern one square off;
-    the board's outer lines cannot be faked that way); also the pattern score of the result."""
+    ``share`` by more than ``SHIFT_LINE_LOSS`` (a hand or an arm over the special squares can fake
+    a better pattern one square off; the board's outer lines cannot be faked that way), or by more
+    than ``FRAMED_LINE_LOSS`` for a shift that frames the board clearly better; also the pattern
+    score of the result."""
     (dx, dy), prem, prem_here, framed = _pattern_shift(image, h_units)
     if (dx, dy) == (0, 0):
         return h_units, prem_here
     shifted = _shifted(h_units, dx, dy)
     _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
-    allowed = 0.02
+    allowed = SHIFT_LINE_LOSS
     if framed >= FRAMED_GAIN and prem - prem_here >= FRAMED_PATTERN_GAIN:
         allowed = FRAMED_LINE_LOSS
     if share_shifted >= share - allowed:

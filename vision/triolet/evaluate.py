@@ -60,13 +60,6 @@ def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = N
     return out, hidden
 
 
-def truth_classes(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None,
-                  marks: bool = True) -> dict[str, int | None]:
-    """Square name → true class (0–15, 16 wild, 17 empty), ``None`` when hidden by a hand."""
-    out, hidden = true_squares(labels, occluders, marks)
-    return {sq: None if sq in hidden else t for sq, t in out.items()}
-
-
 @dataclass
 class FrameScore:
     """How one reading compares with the truth."""

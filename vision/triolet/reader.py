@@ -117,8 +117,9 @@ class CellReading:
     p_occupied: float
     rules: tuple[str, ...] = ()
     obscured: bool = False
-    """No grid line shows around the square (a hand over it): the confidence is capped below
-    ``LOW_CONFIDENCE``, as its value may not be in view."""
+    """No grid line shows on two or more of the square's sides (a hand over it,
+    ``obscured_squares``): the confidence is capped below ``LOW_CONFIDENCE``, as its value may
+    not be in view."""
 
     def to_json(self) -> dict[str, Any]:
         """The INTERFACES §3 cell object."""

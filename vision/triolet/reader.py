@@ -347,16 +347,23 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
 
 
 def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
-    """(row, col) mask of the squares on two or more of whose sides no grid line shows, though the
-    board's lines are clear elsewhere (``locate.square_sides`` on the board plane, below
-    ``OBSCURED_LINES`` of the median side): something lies over them, a hand or an arm. All False
-    when the board's lines are faint."""
+    """(row, col) mask of the squares something lies over, a hand or an arm, though the board's
+    lines are clear elsewhere (``locate.square_sides`` on the board plane; a side shows no line
+    below ``OBSCURED_LINES`` of the median side): two or more sides without a line, or one beside
+    such a square (the edge of the hand). All False when the board's lines are faint."""
     rect = rectify(image, location.homography, 16, 1.0)
     sides = square_sides(rect, 16, cell_colours(rect, 16))[1:-1, 1:-1]
     median = float(np.median(sides))
     if median < RING_LINES_MIN:
         return np.zeros((SIZE, SIZE), bool)
-    return np.asarray((sides < OBSCURED_LINES * median).sum(axis=2) >= 2, bool)
+    lost = (sides < OBSCURED_LINES * median).sum(axis=2)
+    covered = lost >= 2
+    beside = np.zeros_like(covered)
+    beside[1:] |= covered[:-1]
+    beside[:-1] |= covered[1:]
+    beside[:, 1:] |= covered[:, :-1]
+    beside[:, :-1] |= covered[:, 1:]
+    return np.asarray(covered | (beside & (lost >= 1)), bool)
 
 
 def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int, int]],

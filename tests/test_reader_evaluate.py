@@ -1,4 +1,4 @@
-"""The benchmark's scoring: a misread whose middle a hand covers is told apart ("hands aside"); a
+"""The benchmark's scoring: a misread whose middle a hand covers is marked (``under_hand``); a
 tile whose printed value a hand hides is not scored, but may not be guessed silently."""
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ def test_reader_evaluate_misread_under_a_hand_is_marked() -> None:
     occ = np.zeros((500, 500), np.uint8)
     occ[100:120, 100:112] = 255  # over the middle of A1 (x 100–120, y 100–120)
     fs = score_frame(_reading(6, 7), _labels(), occ)
-    assert not fs.perfect and fs.perfect_hands_aside
+    assert not fs.perfect
     assert fs.under_hand == {"A1"}
     fs = score_frame(_reading(5, 8), _labels(), occ)  # C1 wrong, no hand there
-    assert not fs.perfect and not fs.perfect_hands_aside
+    assert not fs.perfect
     assert fs.under_hand == set()
     fs = score_frame(_reading(5, 7), _labels(), occ)
-    assert fs.perfect and fs.perfect_hands_aside
+    assert fs.perfect and not fs.under_hand
 
 
 def test_reader_evaluate_hidden_value_not_scored_but_not_guessed() -> None:

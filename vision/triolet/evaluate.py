@@ -89,12 +89,6 @@ class FrameScore:
         return self.located and self.correct == self.squares and not self.marks_hidden_errors
 
     @property
-    def perfect_hands_aside(self) -> bool:
-        """Located, and every misread square has its middle partly under a hand (a diagnostic: the
-        benchmark's target is ``perfect``)."""
-        return self.located and all(sq in self.under_hand for sq, *_ in self.errors)
-
-    @property
     def flagged_errors(self) -> int:
         """Errors the reader itself marked as low confidence (< 0.6)."""
         return sum(1 for *_, conf in self.errors if conf < 0.6)

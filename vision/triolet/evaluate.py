@@ -29,20 +29,24 @@ UNDER_HAND = 0.1
 IN_VIEW = 0.5
 
 
-def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None,
-                 marks: bool = True) -> tuple[dict[str, int], set[str]]:
-    """Square name → true class (0–15, 16 wild, 17 empty), and the squares a hand hides
-    (``marks``: a tile whose printed marks are less than half in view is hidden too)."""
+def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None
+                 ) -> tuple[dict[str, int], set[str], set[str]]:
+    """Square name → true class (0–15, 16 wild, 17 empty); the squares a hand hides; and of those,
+    the tiles hidden only because their printed marks are less than half in view (their top is
+    not: the definition up to stop 15 scored them)."""
     out = {f"{COLUMNS[c]}{r + 1}": EMPTY for r in range(SIZE) for c in range(SIZE)}
     hidden: set[str] = set()
-    in_view = {c["square_view"]: min(float(c.get("visible", 1.0)),
-                                     float(c.get("marks_visible", 1.0)) if marks else 1.0)
-               for c in labels["cells"]}
+    marks_only: set[str] = set()
+    seen = {c["square_view"]: (float(c.get("visible", 1.0)), float(c.get("marks_visible", 1.0)))
+            for c in labels["cells"]}
     for c in labels["read"]["cells"]:
         sq = c["square"]
         out[sq] = WILD if c["wild"] else int(c["value"])
-        if in_view.get(sq, 1.0) < IN_VIEW:
+        top, marks = seen.get(sq, (1.0, 1.0))
+        if min(top, marks) < IN_VIEW:
             hidden.add(sq)
+            if top >= IN_VIEW:
+                marks_only.add(sq)
     if occluders is not None:
         corners = np.asarray(labels["board"]["corners_px_view"], np.float64)
         h = units_to_image(corners)
@@ -57,7 +61,7 @@ def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = N
                 if (not (0 <= xi < ww and 0 <= yi < hh)
                         or occluders[max(0, yi - 2):yi + 3, max(0, xi - 2):xi + 3].max() > 0):
                     hidden.add(name)
-    return out, hidden
+    return out, hidden, marks_only
 
 
 @dataclass
@@ -140,8 +144,7 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
     got_c = np.asarray(reading.board.corners_px, np.float64)
     turn = tied_start(got_c, truth_c, 0.25 * pitch)
     err = float(np.max(np.hypot(*(np.roll(got_c, turn, axis=0) - truth_c).T)))
-    truth, hidden = true_squares(labels, occluders)
-    _, hidden_strict = true_squares(labels, occluders, marks=False)
+    truth, hidden, marks_only = true_squares(labels, occluders)
     got = read_classes(reading)
     if turn:
         got = _renamed(got, truth_c, turn)
@@ -153,7 +156,7 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
         if name in hidden:
             if g != t and g != EMPTY and conf >= LOW_CONFIDENCE:
                 fs.guesses.append((name, t, g, conf))
-            if g != t and name not in hidden_strict:
+            if g != t and name in marks_only:
                 fs.marks_hidden_errors += 1
             continue
         fs.squares += 1

@@ -357,13 +357,8 @@ def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
     if median < RING_LINES_MIN:
         return np.zeros((SIZE, SIZE), bool)
     lost = (sides < OBSCURED_LINES * median).sum(axis=2)
-    covered = lost >= 2
-    beside = np.zeros_like(covered)
-    beside[1:] |= covered[:-1]
-    beside[:-1] |= covered[1:]
-    beside[:, 1:] |= covered[:, :-1]
-    beside[:, :-1] |= covered[:, 1:]
-    return np.asarray(covered | (beside & (lost >= 1)), bool)
+    near = cv2.dilate((lost >= 2).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)))
+    return np.asarray((lost >= 2) | ((near > 0) & (lost >= 1)), bool)
 
 
 def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int, int]],

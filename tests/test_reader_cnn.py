@@ -83,3 +83,27 @@ def test_reader_cnn_numpy_equals_torch() -> None:
     got = load_cnn().logits(crops)
     assert np.allclose(got, want, atol=2e-3 * (1.0 + np.abs(want).max()))
     assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
+
+
+def test_reader_cnn_weights_load_back_for_fine_tuning() -> None:
+    """``load_arrays`` inverts ``export_arrays``: the committed weights put back into a torch net
+    give the same logits and export to the same arrays (dev only: ``--init`` fine-tuning)."""
+    pytest.importorskip("torch")
+    import torch
+
+    from vision.models.train_triolet_cnn import Net, export_arrays, load_arrays, to_tensor
+
+    with np.load(CNN_PATH) as d:
+        arrays = {k: d[k] for k in d.files}
+    net = Net(int(arrays["in_size"]))
+    load_arrays(net, arrays)
+    net.eval()
+    crops, _ = _frame_crops()
+    with torch.no_grad():
+        got = net(to_tensor(crops)).numpy()
+    want = load_cnn().logits(crops)
+    assert np.allclose(got, want, atol=2e-3 * (1.0 + np.abs(want).max()))
+    again = export_arrays(net)
+    assert set(again) == set(arrays)
+    for k, v in arrays.items():
+        assert np.allclose(np.asarray(again[k], np.float64), np.asarray(v, np.float64), atol=1e-3), k

@@ -35,6 +35,19 @@ def test_reader_training_hand_tiles_are_labelled_with_their_values() -> None:
     assert tiles_plain + len(labels) <= len(truth)
 
 
+def test_reader_training_hand_tiles_can_ask_for_their_marks_in_view() -> None:
+    """``min_marks`` keeps only the hand-covered tiles with that share of their printed marks in
+    view (the renderer's ``marks_visible``, the benchmark's rule for scoring a tile)."""
+    fr = random_frame("triolet", SEED, "normal", pool=training_pool())
+    marks = sorted(float(c["marks_visible"]) for c in fr.labels["cells"] if c["visible"] < 1.0)
+    counts = []
+    for least in (0.0, 0.5, 0.55, 0.99):
+        got = frame_samples(SEED, "normal", "hand-tiles", min_marks=least)
+        counts.append(0 if got is None else len(got[1]))
+        assert counts[-1] <= sum(m >= least for m in marks)
+    assert counts[0] > counts[1] > counts[2] > counts[3] == 0
+
+
 def test_reader_training_hands_mode_gives_only_empty_squares() -> None:
     got = frame_samples(SEED, "normal", "hands")
     assert got is not None

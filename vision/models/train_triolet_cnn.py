@@ -133,6 +133,28 @@ def export_arrays(net: Net) -> dict[str, NDArray[Any]]:
     return out
 
 
+def load_arrays(net: Net, arrays: dict[str, NDArray[Any]]) -> None:
+    """Set ``net`` to exported weights (the inverse of ``export_arrays``): each batch norm becomes the
+    identity scale plus the folded bias, to be kept in eval mode while fine-tuning."""
+    mods: list[Any] = list(net.features)
+    with torch.no_grad():
+        for k, i in enumerate(range(0, len(mods), 4)):
+            conv, bn = mods[i], mods[i + 1]
+            w2 = torch.from_numpy(arrays[f"conv{k}_w"].astype(np.float32))
+            cin = w2.shape[0] // 9
+            conv.weight.copy_(w2.reshape(3, 3, cin, -1).permute(3, 2, 0, 1))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(arrays[f"conv{k}_b"]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        c = mods[-3].num_features
+        w0 = torch.from_numpy(arrays["fc0_w"].astype(np.float32))
+        net.fc0.weight.copy_(w0.reshape(net.side, net.side, c, -1).permute(3, 2, 0, 1).reshape(w0.shape[1], -1))
+        net.fc0.bias.copy_(torch.from_numpy(arrays["fc0_b"]))
+        net.fc1.weight.copy_(torch.from_numpy(arrays["fc1_w"].astype(np.float32)).T)
+        net.fc1.bias.copy_(torch.from_numpy(arrays["fc1_b"]))
+
+
 def torch_logits(arrays: dict[str, NDArray[Any]], crops: NDArray[np.uint8]) -> NDArray[np.float32]:
     """Reference inference of exported weights with torch ops (for checking the numpy inference)."""
     x = torch.from_numpy(crops.astype(np.float32) / 255.0).permute(0, 3, 1, 2)
@@ -239,7 +261,8 @@ def evaluate(net: Net, xv: NDArray[np.uint8], yv: NDArray[np.int64]) -> tuple[fl
 
 
 def train(paths: list[Path], epochs: int, out: Path, seed: int = 7, batch: int = 256, lr: float = 3e-3,
-          in_size: int = IN_SIZE, threads: int = 1) -> None:
+          in_size: int = IN_SIZE, threads: int = 1, init: Path | None = None) -> None:
+    """Train (or, from ``init``'s exported weights, fine-tune with frozen batch norms) and export."""
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -252,6 +275,13 @@ def train(paths: list[Path], epochs: int, out: Path, seed: int = 7, batch: int =
     counts[EMPTY] *= EMPTY_SHARE
     cw = torch.tensor((counts.sum() / (N_CLASSES * np.maximum(counts, 1))) ** 0.5, dtype=torch.float32)
     net = Net(in_size)
+    if init is not None:
+        with np.load(init) as d:
+            arrays = {k: d[k] for k in d.files}
+        net = Net(int(arrays["in_size"]))
+        load_arrays(net, arrays)
+        acc0, _ = evaluate(net, xv, yv)
+        print(f"from {init}: val acc {acc0:.5f}", file=sys.stderr, flush=True)
     tiles = np.where(yt != EMPTY)[0]
     empties = np.where((yt == EMPTY) & ~hand)[0]
     hands = np.where(hand)[0]
@@ -261,6 +291,10 @@ def train(paths: list[Path], epochs: int, out: Path, seed: int = 7, batch: int =
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     for ep in range(epochs):
         net.train()
+        if init is not None:  # the folded statistics stay as they are
+            for m in net.features:
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
         te = time.time()
         idx = np.concatenate([tiles, rng.choice(empties, int(EMPTY_SHARE * len(empties)), replace=False), hands])
         idx = rng.permutation(idx)
@@ -308,8 +342,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--in-size", type=int, default=IN_SIZE, help="side of the shrunk crop the net sees, px")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1 keeps runs repeatable bit for bit)")
+    ap.add_argument("--init", type=Path, default=None, metavar="NPZ",
+                    help="fine-tune these exported weights instead of starting afresh")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     a = ap.parse_args(argv)
-    train(a.data, a.epochs, a.out, a.seed, in_size=a.in_size, threads=max(1, a.threads))
+    train(a.data, a.epochs, a.out, a.seed, lr=a.lr, in_size=a.in_size, threads=max(1, a.threads), init=a.init)
     return 0
 
 

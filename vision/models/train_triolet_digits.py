@@ -57,7 +57,7 @@ HAND_DIFFS = ("normal", "hard")
 
 
 def frame_samples(seed: int, diff: str, mode: str = "all", typefaces: tuple[str, ...] | None = None,
-                  ) -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
+                  min_marks: float = 0.0) -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
     """Square crops and labels of one rendered frame (``None`` if the locator misses the board).
 
     ``mode``: ``"all"`` (every visible tile and 45 empty squares), ``"hands"`` (only the empty
@@ -65,7 +65,9 @@ def frame_samples(seed: int, diff: str, mode: str = "all", typefaces: tuple[str,
     tile), ``"hand-tiles"`` (only the tiles a hand partly covers, at least 40 % of the tile in view,
     labelled with their value: a tile half under a finger is still a tile), ``"empty-board"`` (a
     board before the first move: the centre square H8, which games cover at once, and 24 other
-    empty squares). ``typefaces`` narrows the training pool's typefaces (held-out ones stay out)."""
+    empty squares). ``typefaces`` narrows the training pool's typefaces (held-out ones stay out).
+    ``min_marks``: in ``"hand-tiles"``, only tiles with at least this share of their printed marks in
+    view (the renderer's ``marks_visible``; the benchmark scores a tile from 0.5)."""
     pool = replace(training_pool(), typefaces=typefaces)
     if mode == "empty-board":
         fr = random_frame("triolet", seed, diff, pool=pool, tiles=())
@@ -101,8 +103,13 @@ def frame_samples(seed: int, diff: str, mode: str = "all", typefaces: tuple[str,
         picked = [((c, r), EMPTY) for c, r in empties if covered(c, r) > 0.05]
     elif mode == "hand-tiles":
         visible = {c["square_view"]: float(c.get("visible", 1.0)) for c in fr.labels["cells"]}
-        picked = [(sq, y) for sq, y in labels.items()
-                  if covered(*sq) > 0.15 and visible.get(f"{COLUMNS[sq[0]]}{sq[1] + 1}", 1.0) >= 0.4]
+        marks = {c["square_view"]: float(c.get("marks_visible", 1.0)) for c in fr.labels["cells"]}
+
+        def readable(sq: tuple[int, int]) -> bool:
+            name = f"{COLUMNS[sq[0]]}{sq[1] + 1}"
+            return visible.get(name, 1.0) >= 0.4 and marks.get(name, 1.0) >= min_marks
+
+        picked = [(sq, y) for sq, y in labels.items() if covered(*sq) > 0.15 and readable(sq)]
     elif mode == "empty-board":
         centre = (7, 7)
         chosen = [(centre, EMPTY), *[(e, EMPTY) for e in empties if e != centre][:24]]
@@ -118,14 +125,16 @@ def frame_samples(seed: int, diff: str, mode: str = "all", typefaces: tuple[str,
     return square_crops(rect, squares), np.array(ys, np.int64)
 
 
-def make_data(start: int, count: int, out: Path, mode: str = "all", typefaces: tuple[str, ...] | None = None) -> None:
+def make_data(start: int, count: int, out: Path, mode: str = "all", typefaces: tuple[str, ...] | None = None,
+              min_marks: float = 0.0) -> None:
     xs, ys = [], []
     t0 = time.time()
     skipped = 0
     for i in range(start, start + count):
         try:
             res = render_with_timeout(60.0, frame_samples, TRAIN_SEED_BASE + i,
-                                      DIFFS[i % len(DIFFS)] if mode == "all" else HAND_DIFFS[i % 2], mode, typefaces)
+                                      DIFFS[i % len(DIFFS)] if mode == "all" else HAND_DIFFS[i % 2], mode, typefaces,
+                                      min_marks)
         except Exception as exc:  # a locator bug must not cost the whole batch
             print(f"frame {i}: {type(exc).__name__}: {exc}", file=sys.stderr)
             res = None
@@ -260,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     d.set_defaults(mode="all")
     d.add_argument("--typefaces", default=None, metavar="NAME,NAME",
                    help="draw only these typefaces (comma-separated names; held-out ones are refused)")
+    d.add_argument("--min-marks", type=float, default=0.0, metavar="SHARE",
+                   help="--hand-tiles: only tiles with at least this share of their printed marks in view")
     t = sub.add_parser("train")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=16)
@@ -273,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if a.cmd == "data":
-        make_data(a.start, a.count, a.out, a.mode, _typefaces(d, a.typefaces))
+        make_data(a.start, a.count, a.out, a.mode, _typefaces(d, a.typefaces), a.min_marks)
     elif a.cmd == "recipe":
         a.work.mkdir(parents=True, exist_ok=True)
         ranges = RECIPE + MORE if a.more else RECIPE

@@ -95,3 +95,32 @@ def test_reader_consistency_sure_tiles_never_emptied() -> None:
     choices = decide(board(E3=[(1, 0.995), (EMPTY, 0.005)], F3=[(2, 0.995), (EMPTY, 0.005)],
                            G3=[(3, 0.995), (EMPTY, 0.005)], H3=[(4, 0.995), (EMPTY, 0.005)]))
     assert all(choices[index(s)].cls != EMPTY for s in ("E3", "F3", "G3", "H3"))
+
+
+def test_reader_consistency_covered_square_is_mended_first_t_p4() -> None:
+    """I10–K10 as in frame 2,600,222: a 3 under a finger read 1 / 4 / 7, two clear 6s. 1 + 6 + 6 = 13
+    breaks T-P4. Without the cover flag the best legal re-read is 4 + 6 + 5 (a sure 6 changed);
+    with it, any value may stand under the finger, so 3 + 6 + 6 is read and the 6s stay."""
+    probs = board(I10=[(1, 0.22), (4, 0.125), (7, 0.122), (3, 0.001), (EMPTY, 0.01)],
+                  J10=[(6, 0.999), (5, 0.001)], K10=[(6, 0.954), (5, 0.046)])
+    plain = decide(probs)
+    assert [plain[index(s)].cls for s in ("I10", "J10", "K10")] == [4, 6, 5]
+    covered = np.zeros(225, bool)
+    covered[index("I10")] = True
+    got = decide(probs, covered)
+    assert [got[index(s)].cls for s in ("I10", "J10", "K10")] == [3, 6, 6]
+    assert "T-P4" in got[index("I10")].rules and got[index("K10")].rules == []
+    assert got[index("K10")].confidence > 0.9
+    assert got[index("I10")].confidence < 0.1  # a value the rules chose, not one seen
+    assert len(got[index("I10")].candidates) == 3  # the reported candidates stay the top three
+
+
+def test_reader_consistency_covered_squares_keep_legal_readings() -> None:
+    """A covered square in a legal run keeps its reading; only its confidence reflects the doubt."""
+    probs = board(H8=[(7, 0.9), (1, 0.1)], I8=[(8, 0.95), (3, 0.05)])
+    covered = np.zeros(225, bool)
+    covered[index("H8")] = True
+    plain, got = decide(probs), decide(probs, covered)
+    assert got[index("H8")].cls == plain[index("H8")].cls == 7
+    assert got[index("H8")].confidence < plain[index("H8")].confidence
+    assert got[index("I8")].confidence == plain[index("I8")].confidence

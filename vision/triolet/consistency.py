@@ -7,6 +7,10 @@
   squares' top candidates, and "empty" for a square not surely holding a tile (a phantom under a
   hand): the most probable legal assignment. If none is close in probability, the readings stay
   and their confidence drops.
+- A covered square (a hand over its grid lines: ``decide(…, covered)``) may show only part of its
+  marks, so its reading is mixed with "any value" (``COVERED_DOUBT``) and every value is an option
+  when its run is re-read: a run broken by a misread under a finger is mended there, not by
+  changing a clear square beside it.
 
 Works on class probabilities (16 values, wild, empty) per square; returns the chosen class, a
 confidence and the top candidates of every square.
@@ -15,6 +19,7 @@ confidence and the top candidates of every square.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +42,10 @@ ILLEGAL_RUN_FACTOR = 0.5
 EMPTY_OPTION_ABOVE = 0.05
 #: Longest run re-read from candidates (longer ones only lose confidence).
 LONGEST_REREAD = 5
+#: Share of "any value" mixed into a covered square's tile probabilities (0: read like the others).
+COVERED_DOUBT = 0.5
+#: Most candidate combinations tried for one run; beyond, covered squares offer only ``TOP_K``.
+MAX_COMBOS = 3000
 
 
 @dataclass
@@ -50,6 +59,8 @@ class SquareChoice:
     p_occupied: float
     candidates: list[tuple[int, float]]
     rules: list[str]
+    #: every tile class with its probability, for a covered square (re-read from any value)
+    spread: list[tuple[int, float]] | None = None
 
 
 def _tile_probs(p: F32) -> F32:
@@ -84,29 +95,36 @@ def _legal_line(classes: list[int]) -> bool:
     return True
 
 
-def _options(choice: SquareChoice) -> list[tuple[int, float]]:
-    """What a square may be re-read as, with probabilities: its top tile candidates, and empty when
-    that is not unlikely (``EMPTY_OPTION_ABOVE``)."""
-    opts = [(k, choice.p_occupied * pk) for k, pk in choice.candidates]
+def _options(choice: SquareChoice, wide: bool = True) -> list[tuple[int, float]]:
+    """What a square may be re-read as, with probabilities: its top tile candidates (any value for a
+    covered square when ``wide``), and empty when that is not unlikely (``EMPTY_OPTION_ABOVE``)."""
+    tiles = choice.spread if wide and choice.spread is not None else choice.candidates
+    opts = [(k, choice.p_occupied * pk) for k, pk in tiles]
     if 1.0 - choice.p_occupied >= EMPTY_OPTION_ABOVE:
         opts.append((EMPTY, 1.0 - choice.p_occupied))
     return opts
 
 
-def decide(probs: F32) -> list[SquareChoice]:
-    """Consistent choices for the 225 squares (row by row) from their class probabilities."""
+def decide(probs: F32, covered: NDArray[np.bool_] | None = None) -> list[SquareChoice]:
+    """Consistent choices for the 225 squares (row by row) from their class probabilities;
+    ``covered`` (225 flags, optional) marks squares whose marks a hand may hide."""
     n = probs.shape[0]
+    hidden = np.zeros(n, bool) if covered is None else np.asarray(covered, bool).reshape(n)
     choices: list[SquareChoice] = []
     for i in range(n):
         p = probs[i]
         p_occ = float(1.0 - p[EMPTY])
         q = _tile_probs(p)
+        spread = None
+        if hidden[i] and COVERED_DOUBT > 0:
+            q = np.asarray((1.0 - COVERED_DOUBT) * q + COVERED_DOUBT / EMPTY, np.float32)
+            spread = [(int(k), float(q[k])) for k in np.argsort(-q)]
         order = np.argsort(-q)[:TOP_K]
         cands = [(int(k), float(q[k])) for k in order]
         if p_occ >= 0.5:
-            choices.append(SquareChoice(int(order[0]), p_occ * float(q[order[0]]), p_occ, cands, []))
+            choices.append(SquareChoice(int(order[0]), p_occ * float(q[order[0]]), p_occ, cands, [], spread))
         else:
-            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, []))
+            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], spread))
     _enforce_counts(choices)
     for _ in range(2):
         _enforce_runs(choices)
@@ -157,6 +175,8 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
             if _legal_line([choices[j].cls for j in run]):
                 continue
             options = [_options(choices[j]) for j in run]
+            if math.prod(len(o) for o in options) > MAX_COMBOS:
+                options = [_options(choices[j], wide=False) for j in run]
             best: tuple[float, tuple[int, ...]] | None = None
             if len(run) <= LONGEST_REREAD:
                 base = float(np.prod([dict(o).get(choices[j].cls, 1e-6) for j, o in zip(run, options, strict=True)]))
@@ -164,7 +184,7 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
                     classes = [k for k, _ in combo]
                     if not _legal_line(classes):
                         continue
-                    pr = float(np.prod([pk for _, pk in combo]))
+                    pr = math.prod(pk for _, pk in combo)
                     if best is None or pr > best[0]:
                         best = (pr, tuple(classes))
                 if best is not None and best[0] < ADOPT_RATIO * base:

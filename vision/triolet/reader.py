@@ -422,7 +422,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     covered = obscured_squares(work, loc_work)
     t4 = time.perf_counter()
-    choices = decide(probs)
+    choices = decide(probs, covered.reshape(-1))
     cells: list[CellReading] = []
     for i, ch in enumerate(choices):
         if ch.cls == EMPTY:

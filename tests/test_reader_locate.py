@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from reader_helpers import TEST_SEEDS, frame, square_pitch_px
 
-from vision.locate import BoardNotLocatedError, locate_board
+from vision.locate import BoardNotLocatedError, _typical_size, locate_board
 from vision.render import random_frame
 from vision.render.frame import RenderedFrame
 from vision.triolet.holdout import training_pool
@@ -167,6 +167,27 @@ def test_reader_locate_faint_lines_vivid_pattern() -> None:
     0.80; a vivid pattern (``VIVID_PATTERN_SCORE``) needs 10 % of the lines."""
     fr = _pool_frame(1_400_141)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
+@pytest.mark.parametrize("seed", [2_600_411, 2_200_156])
+def test_reader_locate_lattice_grows_from_a_square_sized_blob(seed: int) -> None:
+    """(2,600,411) a white board with thin lines on oak planks: the lattice grew from a blob half as
+    big again as the squares around it (two squares run together), so its step was a square and a
+    half and the board was placed 1,000 px off. A seed must be the size of its neighbours."""
+    fr = _pool_frame(seed)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_typical_size_leaves_out_merged_blobs() -> None:
+    """Blobs on a lattice of step 12 with size 12 are typical; one of size 20 among them is not."""
+    yy, xx = np.mgrid[0:6, 0:6]
+    cents = np.stack([xx.ravel(), yy.ravel()], axis=1) * 12.0
+    size = np.full(len(cents), 12.0)
+    size[14] = 20.0
+    dist = np.hypot(cents[:, None, 0] - cents[None, :, 0], cents[:, None, 1] - cents[None, :, 1])
+    typical = _typical_size(size, dist)
+    assert not typical[14] and typical.sum() == len(cents) - 1
+    assert _typical_size(np.array([5.0, 50.0]), np.array([[0.0, 1.0], [1.0, 0.0]])).all()  # too few to judge
 
 
 def test_reader_locate_kind_spread_is_small_only_where_the_kinds_are() -> None:

@@ -50,6 +50,8 @@ REFINE_PITCH = 24  # px per square when refining grid lines
 MIN_GRID_SCORE = 0.30
 FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
+SEED_NEIGHBOURS = 8  # a lattice's seed blob is compared in size with this many nearest blobs ...
+SEED_SIZE_RATIO = 1.3  # ... and must be within this factor of their median size
 MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
@@ -306,11 +308,12 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
         dist = np.hypot(cents[:, None, 0] - cents[None, :, 0], cents[:, None, 1] - cents[None, :, 1])
         ratio = size[:, None] / size[None, :]
         near = (dist > 0.7 * size[:, None]) & (dist < 1.5 * size[:, None]) & (ratio > 0.7) & (ratio < 1.43)
+        typical = _typical_size(size, dist)
         alive = np.ones(len(areas), bool)
         for _ in range(6):
             if alive.sum() < 12:
                 break
-            reg = (near & alive[None, :]).sum(axis=1) * alive
+            reg = (near & alive[None, :]).sum(axis=1) * alive * typical
             seed = int(np.argmax(reg))
             if reg[seed] < 3:
                 break
@@ -332,6 +335,18 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
             break
     out.sort(key=lambda t: -t[0])
     return out[:max_fits]
+
+
+def _typical_size(size: F64, dist: F64) -> NDArray[np.bool_]:
+    """Which blobs are the size of their nearest neighbours (within ``SEED_SIZE_RATIO``): a lattice
+    grows from a square, not from two squares run together or a tile face with its square, whose
+    size would set the lattice's step wrong. All, if none is."""
+    k = min(SEED_NEIGHBOURS, len(size) - 1)
+    if k < 3:
+        return np.ones(len(size), bool)
+    nearest = np.argsort(dist, axis=1)[:, 1:k + 1]
+    typical = np.abs(np.log(size / np.median(size[nearest], axis=1))) < math.log(SEED_SIZE_RATIO)
+    return typical if typical.any() else np.ones(len(size), bool)
 
 
 def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[np.int64], NDArray[np.bool_]] | None:

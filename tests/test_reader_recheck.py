@@ -57,10 +57,11 @@ def test_an_unsure_cnn_leaves_the_empty_reading_and_skips_the_turns() -> None:
     assert probs[0, EMPTY] == pytest.approx(0.98)
 
 
-@pytest.mark.parametrize(("seed", "square"), [(400_035, "J11"), (500_117, "F3")])
+@pytest.mark.parametrize(("seed", "square"), [(500_117, "F3")])
 def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch, seed: int, square: str) -> None:
-    # rendered frames whose square holds a 1 the square MLP calls empty: at ~0.99 (400,035, glare)
-    # and at 0.9992 (500,117, a hand over half of it)
+    # a rendered frame whose square holds a 1 the square MLP calls empty at 0.9992 (500,117, a hand
+    # over half of it). (400,035's 1 under glare, here before, is read by the MLP itself since the
+    # ridge line filter places the crops better.)
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
     assert truth[square] == 1

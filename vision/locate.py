@@ -47,6 +47,8 @@ SIZE = 15
 WORK_SIDE = 640  # longest side of the working image for the search
 CAND_SIDE = 256  # rectified candidate size for the comb search
 REFINE_PITCH = 24  # px per square when refining grid lines
+LINE_FILTER = "ridge"  # grid lines refined at "gradient" peaks or at "ridge" (difference of Gaussians) peaks
+RIDGE_SIGMAS = (1.0, 3.0)
 MIN_GRID_SCORE = 0.30
 FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
@@ -543,6 +545,19 @@ def fit_grid_in_quad(gray: U8, quad: F64) -> GridFit | None:
 # 3. refinement with the grid lines
 
 
+def _ridges(rect: F32, axis: int) -> F32:
+    """Line strength across ``axis`` (1: vertical lines, x varies): the difference of two Gaussian
+    blurs (``RIDGE_SIGMAS``), which peaks in a line's middle whether the line is thin or thick,
+    light or dark (a gradient peaks at a thick line's two edges, one or the other)."""
+    s1, s2 = RIDGE_SIGMAS
+
+    def blur(sigma: float) -> F32:
+        return np.asarray(cv2.GaussianBlur(rect, (0, 0), sigmaX=sigma if axis == 1 else 0.1,
+                                           sigmaY=sigma if axis == 0 else 0.1), np.float32)
+
+    return np.asarray(np.abs(blur(s1) - blur(s2)), np.float32)
+
+
 def _line_positions(grad: F32, pitch: int, margin: int, axis: int) -> list[tuple[F64, F64]]:
     """For each of the 16 lines across ``axis`` (0: vertical lines, x varies), sample points
     ``(along, across)`` where the line is found in each band of one square."""
@@ -613,8 +628,11 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
     mesh: F64 | None = None
     for rnd in range(rounds):
         rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin).astype(np.float32), (3, 3), 0)
-        gx = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)), (0, 0), sigmaX=1.5, sigmaY=0.1)
-        gy = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), (0, 0), sigmaX=0.1, sigmaY=1.5)
+        if LINE_FILTER == "ridge":
+            gx, gy = _ridges(rect, 1), _ridges(rect, 0)
+        else:
+            gx = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)), (0, 0), sigmaX=1.5, sigmaY=0.1)
+            gy = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), (0, 0), sigmaX=0.1, sigmaY=1.5)
         vert = _line_positions(gx, pitch, margin, 0)  # x = a·y + b
         horz = _line_positions(gy, pitch, margin, 1)  # y = a·x + b
         last_samples = _samples_in_image(vert, horz, pitch, margin, h_units)

@@ -10,7 +10,7 @@ from reader_helpers import TEST_SEEDS, frame, square_pitch_px
 from vision.locate import BoardNotLocatedError, _ridges, _typical_size, locate_board
 from vision.render import random_frame
 from vision.render.frame import RenderedFrame
-from vision.triolet.holdout import training_pool
+from vision.triolet.holdout import held_out_pool, training_pool
 
 
 def _pool_frame(seed: int, difficulty: str = "normal") -> RenderedFrame:
@@ -204,6 +204,14 @@ def test_reader_locate_ridges_peak_in_a_line_middle(light: bool) -> None:
     assert set(np.argmax(r, axis=1).tolist()) == {30}
     assert r[:, :15].max() < 0.01 * r.max()
     assert _ridges(img, 0).max() < 0.01 * r.max()  # no horizontal line
+
+
+def test_reader_locate_degenerate_lattice_is_no_lattice() -> None:
+    """(3,200,163, held-out styles) a lattice refit on centres nearly in one line put some centres on
+    its horizon: their lattice coordinates overflowed and the locator crashed (IndexError) instead
+    of trying the next seed. Now that lattice fails and the board is found."""
+    fr = random_frame("triolet", 3_200_163, "normal", pool=held_out_pool(), size=(1280, 720))
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
 def test_reader_locate_typical_size_leaves_out_merged_blobs() -> None:

@@ -369,15 +369,22 @@ def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[n
         return fail
     v2 = d[nb][cand[int(np.argmin(dist[nb][cand]))]]
     h = np.array([[v1[0], v2[0], seed[0]], [v1[1], v2[1], seed[1]], [0, 0, 1]], np.float64)
+    if abs(float(np.linalg.det(h))) < 1e-6 * cell_px * cell_px:
+        return fail
     off = 40
     member = np.zeros(len(cents), bool)
     member[int(np.argmin(dist))] = True
     ij = np.zeros((len(cents), 2), np.int64)
     kernel = np.ones((5, 5), np.uint8)
     for _ in range(40):
-        uv = apply_h(np.asarray(np.linalg.inv(h), np.float64), cents)
+        if not np.all(np.isfinite(h)) or abs(float(np.linalg.det(h))) < 1e-12:
+            return fail  # a degenerate refit (centres on one line): no lattice
+        with np.errstate(divide="ignore", invalid="ignore"):
+            uv = apply_h(np.asarray(np.linalg.inv(h), np.float64), cents)
+        finite = np.all(np.isfinite(uv), axis=1) & np.all(np.abs(uv) < 1e6, axis=1)
+        uv = np.where(finite[:, None], uv, 1e6)  # a centre on the horizon line is on no lattice point
         r = np.rint(uv)
-        res = np.max(np.abs(uv - r), axis=1)
+        res = np.where(finite, np.max(np.abs(uv - r), axis=1), np.inf)
         ij = r.astype(np.int64)
         grid = np.zeros((2 * off, 2 * off), np.uint8)
         mi = ij[member]

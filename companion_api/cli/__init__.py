@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -65,6 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug: one clear line (the traceback with COMPANION_DEBUG=1), never lost quietly
+        if os.environ.get("COMPANION_DEBUG"):
+            raise
+        sys.stderr.write(f"companion {args.command}: internal error ({type(exc).__name__}: {exc}); "
+                         "run again with COMPANION_DEBUG=1 for the traceback and please report it\n")
+        return 1
     return code
 
 

@@ -1,0 +1,50 @@
+"""``companion bench read --game triolet`` goes on past a reader failure: the frame counts as not
+located, the seed is named, and the run exits 1 so that a bug is not averaged away; any other bug
+in a command ends in one line and exit 1, not a traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from companion_api.cli import main
+from vision.triolet import reader
+
+
+def test_bench_read_counts_a_reader_failure_and_goes_on(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    real = reader.read_triolet
+    calls: list[int] = []
+
+    def flaky(image: Any, *a: Any, **kw: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise IndexError("lattice coordinates overflowed")
+        return real(image, *a, **kw)
+
+    monkeypatch.setattr(reader, "read_triolet", flaky)  # the bench imports it when it runs
+    code = main(["bench", "read", "--game", "triolet", "--frames", "2", "--rows", "normal", "--seed", "800050"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert len(calls) == 2  # the second frame was still read
+    assert "normal seed 900050: the reader failed (IndexError: lattice coordinates overflowed)" in err
+    assert "failed on 1 frame(s)" in out and "900050" in out
+    row = next(line for line in out.splitlines() if line.startswith("normal"))
+    assert row.split()[2] in ("50.00", "0.00")  # the failed frame is not located
+
+
+def test_cli_reports_an_internal_error_in_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A bug inside a command ends with one line and exit 1, not a traceback (COMPANION_DEBUG=1
+    shows it)."""
+    monkeypatch.delenv("COMPANION_DEBUG", raising=False)
+    argv = ["bench", "read", "--game", "triolet", "--frames", "1", "--rows", "normal", "--calibration", "truth"]
+    # a bug outside the reader
+    monkeypatch.setattr("companion_api.bench.read.render_with_timeout", lambda *a, **kw: 1 / 0)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "companion bench: internal error (ZeroDivisionError" in err and "Traceback" not in err
+    monkeypatch.setenv("COMPANION_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        main(argv)

@@ -54,6 +54,7 @@ FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line s
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
 SEED_NEIGHBOURS = 8  # a lattice's seed blob is compared in size with this many nearest blobs ...
 SEED_SIZE_RATIO = 1.3  # ... and must be within this factor of their median size
+LATTICE_SIZE_LOG = 0.6  # blobs within this log size ratio of the seed may join its lattice
 MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
@@ -319,7 +320,7 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
             seed = int(np.argmax(reg))
             if reg[seed] < 3:
                 break
-            same = alive & (np.abs(np.log(size / size[seed])) < 0.6)
+            same = alive & (np.abs(np.log(size / size[seed])) < LATTICE_SIZE_LOG)
             idx = np.where(same)[0]
             grown = _grow_lattice(cents[idx], float(size[seed]), cents[seed])
             if grown is None:

@@ -47,8 +47,7 @@ SIZE = 15
 WORK_SIDE = 640  # longest side of the working image for the search
 CAND_SIDE = 256  # rectified candidate size for the comb search
 REFINE_PITCH = 24  # px per square when refining grid lines
-LINE_FILTER = "ridge"  # grid lines refined at "gradient" peaks or at "ridge" (difference of Gaussians) peaks
-RIDGE_SIGMAS = (1.0, 3.0)
+RIDGE_SIGMAS = (1.0, 3.0)  # grid lines refined at the peaks of this difference of Gaussians (``_ridges``)
 MIN_GRID_SCORE = 0.30
 FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
 USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
@@ -370,16 +369,14 @@ def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[n
         return fail
     v2 = d[nb][cand[int(np.argmin(dist[nb][cand]))]]
     h = np.array([[v1[0], v2[0], seed[0]], [v1[1], v2[1], seed[1]], [0, 0, 1]], np.float64)
-    if abs(float(np.linalg.det(h))) < 1e-6 * cell_px * cell_px:
-        return fail
     off = 40
     member = np.zeros(len(cents), bool)
     member[int(np.argmin(dist))] = True
     ij = np.zeros((len(cents), 2), np.int64)
     kernel = np.ones((5, 5), np.uint8)
     for _ in range(40):
-        if not np.all(np.isfinite(h)) or abs(float(np.linalg.det(h))) < 1e-12:
-            return fail  # a degenerate refit (centres on one line): no lattice
+        if not np.all(np.isfinite(h)) or abs(float(np.linalg.det(h))) < 1e-6 * cell_px * cell_px:
+            return fail  # degenerate steps, or a refit on centres nearly in one line: no lattice
         with np.errstate(divide="ignore", invalid="ignore"):
             uv = apply_h(np.asarray(np.linalg.inv(h), np.float64), cents)
         finite = np.all(np.isfinite(uv), axis=1) & np.all(np.abs(uv) < 1e6, axis=1)
@@ -636,13 +633,8 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
     mesh: F64 | None = None
     for rnd in range(rounds):
         rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin).astype(np.float32), (3, 3), 0)
-        if LINE_FILTER == "ridge":
-            gx, gy = _ridges(rect, 1), _ridges(rect, 0)
-        else:
-            gx = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)), (0, 0), sigmaX=1.5, sigmaY=0.1)
-            gy = cv2.GaussianBlur(np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)), (0, 0), sigmaX=0.1, sigmaY=1.5)
-        vert = _line_positions(gx, pitch, margin, 0)  # x = a·y + b
-        horz = _line_positions(gy, pitch, margin, 1)  # y = a·x + b
+        vert = _line_positions(_ridges(rect, 1), pitch, margin, 0)  # x = a·y + b
+        horz = _line_positions(_ridges(rect, 0), pitch, margin, 1)  # y = a·x + b
         last_samples = _samples_in_image(vert, horz, pitch, margin, h_units)
         vl = [_fit_line(al, ac) for al, ac in vert]
         hl = [_fit_line(al, ac) for al, ac in horz]

@@ -115,14 +115,13 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None) -> list[SquareC
         p = probs[i]
         p_occ = float(1.0 - p[EMPTY])
         q = _tile_probs(p)
-        spread = None
-        if hidden[i] and COVERED_DOUBT > 0:
+        covered_here = bool(hidden[i]) and COVERED_DOUBT > 0
+        if covered_here:
             q = np.asarray((1.0 - COVERED_DOUBT) * q + COVERED_DOUBT / EMPTY, np.float32)
-            spread = [(int(k), float(q[k])) for k in np.argsort(-q)]
-        order = np.argsort(-q)[:TOP_K]
-        cands = [(int(k), float(q[k])) for k in order]
+        ranked = [(int(k), float(q[k])) for k in np.argsort(-q)]
+        cands, spread = ranked[:TOP_K], (ranked if covered_here else None)
         if p_occ >= 0.5:
-            choices.append(SquareChoice(int(order[0]), p_occ * float(q[order[0]]), p_occ, cands, [], spread))
+            choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], spread))
         else:
             choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], spread))
     _enforce_counts(choices)

@@ -58,8 +58,6 @@ MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
 CLEAR_PATTERN_SCORE = 0.5
-FAINT_LINE_SHARE = 0.1  # ... or this many when they stand out vividly (faint lines: white on light blue, far off)
-VIVID_PATTERN_SCORE = 0.75
 KIND_WEIGHT = 0.5  # weight of the kinds' colour spread against the special-square pattern
 PLANE_BASE = True  # special squares also scored against a plane fitted to the plain ones (a light gradient)
 PLANE_ROUNDS = 3  # reweighting rounds of that fit
@@ -975,8 +973,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     h_ref, prem = _checked_shift(image, gray, h_ref, share)
     conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
     t3 = time.perf_counter()
-    enough_lines = (share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
-                    or (share >= FAINT_LINE_SHARE and prem >= VIVID_PATTERN_SCORE))
+    enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
     if not enough_lines or prem < MIN_PATTERN_SCORE:
         raise BoardNotLocatedError("no board visible in the picture (no 15×15 grid with its special squares)")
     unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)

@@ -124,3 +124,39 @@ def test_reader_consistency_covered_squares_keep_legal_readings() -> None:
     assert got[index("H8")].cls == plain[index("H8")].cls == 7
     assert got[index("H8")].confidence < plain[index("H8")].confidence
     assert got[index("I8")].confidence == plain[index("I8")].confidence
+
+
+def test_reader_consistency_cut_off_tile_kept_when_a_washed_out_tile_may_join_it_t_p3() -> None:
+    """I10 is cut off only by I9, read empty at 0.995 (glare may wash a tile out), and I10 is sure:
+    it stays, and no tile is invented at I9. Were I10 as unsure as I9, it would be a phantom."""
+    probs = board(H8=[(7, 0.99), (1, 0.01)], I8=[(8, 0.99), (3, 0.01)],
+                  I9=[(EMPTY, 0.995), (5, 0.003), (3, 0.002)], I10=[(4, 0.99), (1, 0.01)])
+    got = decide(probs)
+    assert got[index("I9")].cls == EMPTY and got[index("I10")].cls == 4
+    assert not got[index("I10")].rules
+    probs[index("I10")] = 0.0
+    probs[index("I10"), [4, EMPTY]] = 0.99, 0.01
+    assert decide(probs)[index("I10")].cls == EMPTY
+
+
+def test_reader_consistency_phantom_tile_cut_off_is_dropped_t_p3() -> None:
+    """A "tile" read far from the others at 0.7 is a phantom (a pattern, a shadow): joining it would
+    take several squares read surely empty, so it is read empty."""
+    got = decide(board(H8=[(7, 0.99), (1, 0.01)], I8=[(8, 0.99), (3, 0.01)],
+                       M3=[(5, 0.5), (6, 0.2), (EMPTY, 0.3)]))
+    assert got[index("M3")].cls == EMPTY and "T-P3" in got[index("M3")].rules
+    assert [got[index(s)].cls for s in ("H8", "I8")] == [7, 8]
+
+
+def test_reader_consistency_tiles_may_join_through_unseen_squares_t_p3() -> None:
+    """A group reached only through squares the picture does not show (a hand, the picture's edge)
+    is left alone; so is a sure group no probable reading joins."""
+    probs = board(H8=[(7, 0.99), (1, 0.01)], I8=[(8, 0.99), (3, 0.01)],
+                  I11=[(5, 0.6), (6, 0.2), (EMPTY, 0.2)])
+    unknown = np.zeros(225, bool)
+    unknown[[index("I9"), index("I10")]] = True
+    got = decide(probs, None, unknown)
+    assert got[index("I11")].cls == 5 and not got[index("I11")].rules
+    assert decide(probs)[index("I11")].cls == EMPTY  # with I9–I10 in view, I11 is a phantom
+    far = decide(board(B2=[(4, 1.0)], H8=[(7, 0.99), (1, 0.01)], I8=[(8, 0.99), (3, 0.01)]))
+    assert far[index("B2")].cls == 4 and not far[index("B2")].rules

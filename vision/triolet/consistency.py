@@ -7,6 +7,12 @@
   squares' top candidates, and "empty" for a square not surely holding a tile (a phantom under a
   hand): the most probable legal assignment. If none is close in probability, the readings stay
   and their confidence drops.
+- T-P3: every placement after the first touches the tiles already down, so the tiles form one
+  orthogonally connected group. A group cut off from the others (through squares the picture
+  shows) is read empty when that is more probable than the likeliest squares between being tiles
+  read empty, and not too unlikely (``ISLAND_MAX_COST``): a phantom tile on a pattern or the
+  board's edge. No tile is ever added this way (a tile under an unseen hand, or a player's
+  illegal placement, would be invented over).
 - A covered square (a hand over its grid lines: ``decide(…, covered)``) may show only part of its
   marks, so its reading is mixed with "any value" (``COVERED_DOUBT``) and every value is an option
   when its run is re-read: a run broken by a misread under a finger is mended there, not by
@@ -18,6 +24,7 @@ confidence and the top candidates of every square.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from dataclasses import dataclass
@@ -46,6 +53,11 @@ LONGEST_REREAD = 5
 COVERED_DOUBT = 0.5
 #: Most candidate combinations tried for one run; beyond, covered squares offer only ``TOP_K``.
 MAX_COMBOS = 3000
+#: Largest cost (−log probability that all its tiles are phantoms) of reading a cut-off group of
+#: tiles empty (T-P3): about 1 in 160,000.
+ISLAND_MAX_COST = 12.0
+#: The square every game starts on (T-P3): the main group holds it.
+START_INDEX = 7 * 15 + 7
 
 
 @dataclass
@@ -105,9 +117,12 @@ def _options(choice: SquareChoice, wide: bool = True) -> list[tuple[int, float]]
     return opts
 
 
-def decide(probs: F32, covered: NDArray[np.bool_] | None = None) -> list[SquareChoice]:
+def decide(probs: F32, covered: NDArray[np.bool_] | None = None,
+           unknown: NDArray[np.bool_] | None = None) -> list[SquareChoice]:
     """Consistent choices for the 225 squares (row by row) from their class probabilities;
-    ``covered`` (225 flags, optional) marks squares whose marks a hand may hide."""
+    ``covered`` (225 flags, optional) marks squares whose marks a hand may hide, ``unknown`` squares
+    the picture does not show (under a hand, outside the picture): a tile may hide there, so they
+    may join groups of tiles (T-P3). ``covered`` squares count as unknown too."""
     n = probs.shape[0]
     hidden = np.zeros(n, bool) if covered is None else np.asarray(covered, bool).reshape(n)
     choices: list[SquareChoice] = []
@@ -124,11 +139,89 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None) -> list[SquareC
             choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], spread))
         else:
             choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], spread))
+    free = hidden if unknown is None else hidden | np.asarray(unknown, bool).reshape(n)
+    _drop_cut_off_groups(choices, free)
     _enforce_counts(choices)
     for _ in range(2):
         _enforce_runs(choices)
     _enforce_counts(choices)
     return choices
+
+
+def _neighbours(i: int) -> list[int]:
+    r, c = divmod(i, 15)
+    steps = ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+    return [rr * 15 + cc for rr, cc in steps if 0 <= rr < 15 and 0 <= cc < 15]
+
+
+def _groups(passable: NDArray[np.bool_]) -> list[set[int]]:
+    """Orthogonally connected groups of passable squares."""
+    seen: set[int] = set()
+    out: list[set[int]] = []
+    for start in np.flatnonzero(passable):
+        if int(start) in seen:
+            continue
+        group, todo = {int(start)}, [int(start)]
+        while todo:
+            for j in _neighbours(todo.pop()):
+                if passable[j] and j not in group:
+                    group.add(j)
+                    todo.append(j)
+        seen |= group
+        out.append(group)
+    return out
+
+
+def _bridge_cost(main: set[int], island: set[int], cost: list[float]) -> float:
+    """−log probability of the likeliest squares read empty joining ``island`` to ``main``
+    (Dijkstra; ``cost``: −log p(tile) per square, 0 on passable ones), or ``inf`` beyond
+    ``ISLAND_MAX_COST``."""
+    best = {i: 0.0 for i in main}
+    heap = [(0.0, i) for i in main]
+    heapq.heapify(heap)
+    while heap:
+        d, i = heapq.heappop(heap)
+        if d > best.get(i, math.inf):
+            continue
+        if i in island:
+            return d
+        for j in _neighbours(i):
+            nd = d + cost[j]
+            if nd < best.get(j, math.inf) and nd <= ISLAND_MAX_COST:
+                best[j] = nd
+                heapq.heappush(heap, (nd, j))
+    return math.inf
+
+
+def _drop_cut_off_groups(choices: list[SquareChoice], free: NDArray[np.bool_]) -> None:
+    """T-P3: read empty the groups of tiles cut off from the main one (the group on ``H8``, else the
+    largest) that are more probably phantoms than joined by tiles read empty."""
+    for _ in range(16):
+        tiles = np.array([c.cls != EMPTY for c in choices])
+        if tiles.sum() < 2:
+            return
+        passable = tiles | free
+        groups = [g for g in _groups(passable) if any(tiles[i] for i in g)]
+        if len(groups) < 2:
+            return
+        main = next((g for g in groups if START_INDEX in g and tiles[START_INDEX]),
+                    max(groups, key=lambda g: sum(int(tiles[i]) for i in g)))
+        cost = [0.0 if passable[i] else -math.log(max(c.p_occupied, 1e-12)) for i, c in enumerate(choices)]
+        phantoms = []
+        for g in groups:
+            if g is main:
+                continue
+            drop = sum(-math.log(max(1.0 - choices[i].p_occupied, 1e-12)) for i in g if tiles[i])
+            if drop <= ISLAND_MAX_COST and drop < _bridge_cost(main, g, cost):
+                phantoms.append((drop, g))
+        if not phantoms:
+            return
+        _, g = min(phantoms, key=lambda f: f[0])
+        for i in g:
+            if tiles[i]:
+                ch = choices[i]
+                ch.cls, ch.confidence = EMPTY, 1.0 - ch.p_occupied
+                ch.rules.append("T-P3")
 
 
 def _limit(cls: int) -> int:

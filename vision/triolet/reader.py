@@ -334,16 +334,17 @@ def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: s
 
 
 def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
-                    squares: Sequence[tuple[int, int]] = ALL_SQUARES) -> None:
+                    squares: Sequence[tuple[int, int]] = ALL_SQUARES) -> NDArray[np.bool_]:
     """Squares (``(col, row)``, all 225 row by row by default) whose centre falls outside the picture
     cannot be read: they get an uninformative distribution (slightly more likely empty, so they are
-    not reported as tiles)."""
+    not reported as tiles). Returns which they are."""
     rc = np.array([[c + 0.5, r + 0.5] for c, r in squares], np.float64).reshape(-1, 2)
     px = loc.project(rc)
     outside = (px[:, 0] < 0) | (px[:, 1] < 0) | (px[:, 0] > width - 1) | (px[:, 1] > height - 1)
     if outside.any():
         probs[outside] = (1.0 - OUTSIDE_P_EMPTY) / EMPTY
         probs[outside, EMPTY] = OUTSIDE_P_EMPTY
+    return np.asarray(outside, bool)
 
 
 def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
@@ -419,10 +420,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     if CLASSIFIER == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path)
-    _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
+    outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     covered = obscured_squares(work, loc_work)
     t4 = time.perf_counter()
-    choices = decide(probs, covered.reshape(-1))
+    choices = decide(probs, covered.reshape(-1), outside)
     cells: list[CellReading] = []
     for i, ch in enumerate(choices):
         if ch.cls == EMPTY:

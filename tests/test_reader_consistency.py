@@ -160,3 +160,18 @@ def test_reader_consistency_tiles_may_join_through_unseen_squares_t_p3() -> None
     assert decide(probs)[index("I11")].cls == EMPTY  # with I9–I10 in view, I11 is a phantom
     far = decide(board(B2=[(4, 1.0)], H8=[(7, 0.99), (1, 0.01)], I8=[(8, 0.99), (3, 0.01)]))
     assert far[index("B2")].cls == 4 and not far[index("B2")].rules
+
+
+def test_reader_consistency_trio_mended_beyond_the_top_candidates_t_p4() -> None:
+    """As in frame 4,200,337: a 3 half under a finger (not flagged covered) read 0 / 6 / 8, in the
+    trio 3 + 11 + 1. No top candidate makes 15, so one square may take any value: 3 (flagged low).
+    A trio whose squares are all sure (11 + 1 + 6) stays as read, its confidence halved."""
+    probs = board(I6=[(0, 0.28), (6, 0.27), (8, 0.24), (3, 0.1), (5, 0.1), (EMPTY, 0.01)],
+                  J6=[(11, 0.99), (1, 0.01)], K6=[(1, 0.99), (7, 0.01)])
+    got = decide(probs)
+    assert [got[index(s)].cls for s in ("I6", "J6", "K6")] == [3, 11, 1]
+    assert "T-P4" in got[index("I6")].rules and got[index("I6")].confidence < 0.6
+    assert not got[index("J6")].rules and got[index("J6")].confidence > 0.9
+    sure = decide(board(I6=[(6, 0.999), (3, 0.001)], J6=[(11, 0.999), (1, 0.001)], K6=[(1, 0.999), (7, 0.001)]))
+    assert [sure[index(s)].cls for s in ("I6", "J6", "K6")] == [6, 11, 1]
+    assert all(sure[index(s)].confidence < 0.6 for s in ("I6", "J6", "K6"))

@@ -5,8 +5,10 @@
 - T-P4: every maximal run of occupied squares has length ≤ 3, a pair totals ≤ 15, a trio exactly
   15 (a wild counts as whatever value it was declared). A run that breaks this is re-read from the
   squares' top candidates, and "empty" for a square not surely holding a tile (a phantom under a
-  hand): the most probable legal assignment. If none is close in probability, the readings stay
-  and their confidence drops.
+  hand): the most probable legal assignment. When no combination of top candidates is close, a
+  pair or trio may take any value at one of its squares (a tile half under a finger whose true
+  value is not among its top three, in a trio whose other two fix it). If none is close in
+  probability, the readings stay and their confidence drops.
 - T-P3: every placement after the first touches the tiles already down, so the tiles form one
   orthogonally connected group. A group cut off from the others (through squares the picture
   shows) is read empty when that is more probable than the likeliest squares between being tiles
@@ -27,7 +29,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,6 +75,9 @@ class SquareChoice:
     rules: list[str]
     #: every tile class with its probability, for a covered square (re-read from any value)
     spread: list[tuple[int, float]] | None = None
+    #: every tile class with its probability (a run no top candidate mends may take any value
+    #: at one of its squares)
+    values: list[tuple[int, float]] = field(default_factory=list)
 
 
 def _tile_probs(p: F32) -> F32:
@@ -136,9 +141,9 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None,
         ranked = [(int(k), float(q[k])) for k in np.argsort(-q)]
         cands, spread = ranked[:TOP_K], (ranked if covered_here else None)
         if p_occ >= 0.5:
-            choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], spread))
+            choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], spread, ranked))
         else:
-            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], spread))
+            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], spread, ranked))
     free = hidden if unknown is None else hidden | np.asarray(unknown, bool).reshape(n)
     _drop_cut_off_groups(choices, free)
     _enforce_counts(choices)
@@ -272,13 +277,17 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
             best: tuple[float, tuple[int, ...]] | None = None
             if len(run) <= LONGEST_REREAD:
                 base = float(np.prod([dict(o).get(choices[j].cls, 1e-6) for j, o in zip(run, options, strict=True)]))
-                for combo in itertools.product(*options):
-                    classes = [k for k, _ in combo]
-                    if not _legal_line(classes):
-                        continue
-                    pr = math.prod(pk for _, pk in combo)
-                    if best is None or pr > best[0]:
-                        best = (pr, tuple(classes))
+                best = _most_probable_legal(options)
+                if (best is None or best[0] < ADOPT_RATIO * base) and len(run) <= 3:
+                    # one square misread beyond its top candidates
+                    narrow = options
+                    for m, j in enumerate(run):
+                        opts_m = [*narrow[:m], _options_any(choices[j]), *narrow[m + 1:]]
+                        if math.prod(len(o) for o in opts_m) > MAX_COMBOS:
+                            continue
+                        wider = _most_probable_legal(opts_m)
+                        if wider is not None and (best is None or wider[0] > best[0]):
+                            best, options = wider, opts_m
                 if best is not None and best[0] < ADOPT_RATIO * base:
                     best = None
             if best is None:
@@ -293,3 +302,22 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
                     ch.rules.append("T-P4")
                 ch.confidence = dict(opts)[k]
                 values[j] = ENGINE_EMPTY if k == EMPTY else (k if k != WILD else 99)
+
+
+def _most_probable_legal(options: list[list[tuple[int, float]]]) -> tuple[float, tuple[int, ...]] | None:
+    """The most probable combination of a run's options that T-P4 allows, with its probability."""
+    best: tuple[float, tuple[int, ...]] | None = None
+    for combo in itertools.product(*options):
+        classes = [k for k, _ in combo]
+        if not _legal_line(classes):
+            continue
+        pr = math.prod(pk for _, pk in combo)
+        if best is None or pr > best[0]:
+            best = (pr, tuple(classes))
+    return best
+
+
+def _options_any(choice: SquareChoice) -> list[tuple[int, float]]:
+    """``_options`` with every value, not only the top candidates."""
+    wide = SquareChoice(choice.cls, choice.confidence, choice.p_occupied, choice.values, [], choice.values)
+    return _options(wide)

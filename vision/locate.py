@@ -561,10 +561,10 @@ def _ridges(rect: F32, axis: int) -> F32:
     return np.asarray(np.abs(blur(s1) - blur(s2)), np.float32)
 
 
-def _line_positions(grad: F32, pitch: int, margin: int, axis: int) -> list[tuple[F64, F64]]:
+def _line_positions(strength: F32, pitch: int, margin: int, axis: int) -> list[tuple[F64, F64]]:
     """For each of the 16 lines across ``axis`` (0: vertical lines, x varies), sample points
     ``(along, across)`` where the line is found in each band of one square."""
-    g = grad if axis == 0 else grad.T
+    g = strength if axis == 0 else strength.T
     lo_r, hi_r = margin * pitch, (margin + SIZE) * pitch
     bands = g[lo_r:hi_r].reshape(SIZE, pitch, g.shape[1]).sum(axis=1)  # (15, side)
     half = pitch // 3

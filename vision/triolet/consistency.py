@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.triolet.board import CENTRE, NEIGHBOURS
 from engine.triolet.runs import EMPTY as ENGINE_EMPTY
 from engine.triolet.runs import run_along
 from engine.triolet.tiles import VALUE_COUNTS, WILDS
@@ -58,8 +59,6 @@ MAX_COMBOS = 3000
 #: Largest cost (−log probability that all its tiles are phantoms) of reading a cut-off group of
 #: tiles empty (T-P3): about 1 in 160,000.
 ISLAND_MAX_COST = 12.0
-#: The square every game starts on (T-P3): the main group holds it.
-START_INDEX = 7 * 15 + 7
 
 
 @dataclass
@@ -73,10 +72,9 @@ class SquareChoice:
     p_occupied: float
     candidates: list[tuple[int, float]]
     rules: list[str]
-    #: every tile class with its probability, for a covered square (re-read from any value)
-    spread: list[tuple[int, float]] | None = None
-    #: every tile class with its probability (a run no top candidate mends may take any value
-    #: at one of its squares)
+    #: a hand may hide the square's marks: its run is re-read from any value
+    covered: bool = False
+    #: every tile class with its probability, most probable first
     values: list[tuple[int, float]] = field(default_factory=list)
 
 
@@ -112,10 +110,12 @@ def _legal_line(classes: list[int]) -> bool:
     return True
 
 
-def _options(choice: SquareChoice, wide: bool = True) -> list[tuple[int, float]]:
-    """What a square may be re-read as, with probabilities: its top tile candidates (any value for a
-    covered square when ``wide``), and empty when that is not unlikely (``EMPTY_OPTION_ABOVE``)."""
-    tiles = choice.spread if wide and choice.spread is not None else choice.candidates
+def _options(choice: SquareChoice, tiles: list[tuple[int, float]] | None = None) -> list[tuple[int, float]]:
+    """What a square may be re-read as, with probabilities: ``tiles`` (by default its top tile
+    candidates, or any value for a covered square), and empty when that is not unlikely
+    (``EMPTY_OPTION_ABOVE``)."""
+    if tiles is None:
+        tiles = choice.values if choice.covered else choice.candidates
     opts = [(k, choice.p_occupied * pk) for k, pk in tiles]
     if 1.0 - choice.p_occupied >= EMPTY_OPTION_ABOVE:
         opts.append((EMPTY, 1.0 - choice.p_occupied))
@@ -139,11 +139,11 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None,
         if covered_here:
             q = np.asarray((1.0 - COVERED_DOUBT) * q + COVERED_DOUBT / EMPTY, np.float32)
         ranked = [(int(k), float(q[k])) for k in np.argsort(-q)]
-        cands, spread = ranked[:TOP_K], (ranked if covered_here else None)
+        cands = ranked[:TOP_K]
         if p_occ >= 0.5:
-            choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], spread, ranked))
+            choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], covered_here, ranked))
         else:
-            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], spread, ranked))
+            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], covered_here, ranked))
     free = hidden if unknown is None else hidden | np.asarray(unknown, bool).reshape(n)
     _drop_cut_off_groups(choices, free)
     _enforce_counts(choices)
@@ -151,12 +151,6 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None,
         _enforce_runs(choices)
     _enforce_counts(choices)
     return choices
-
-
-def _neighbours(i: int) -> list[int]:
-    r, c = divmod(i, 15)
-    steps = ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-    return [rr * 15 + cc for rr, cc in steps if 0 <= rr < 15 and 0 <= cc < 15]
 
 
 def _groups(passable: NDArray[np.bool_]) -> list[set[int]]:
@@ -168,7 +162,7 @@ def _groups(passable: NDArray[np.bool_]) -> list[set[int]]:
             continue
         group, todo = {int(start)}, [int(start)]
         while todo:
-            for j in _neighbours(todo.pop()):
+            for j in NEIGHBOURS[todo.pop()]:
                 if passable[j] and j not in group:
                     group.add(j)
                     todo.append(j)
@@ -190,7 +184,7 @@ def _bridge_cost(main: set[int], island: set[int], cost: list[float]) -> float:
             continue
         if i in island:
             return d
-        for j in _neighbours(i):
+        for j in NEIGHBOURS[i]:
             nd = d + cost[j]
             if nd < best.get(j, math.inf) and nd <= ISLAND_MAX_COST:
                 best[j] = nd
@@ -209,7 +203,7 @@ def _drop_cut_off_groups(choices: list[SquareChoice], free: NDArray[np.bool_]) -
         groups = [g for g in _groups(passable) if any(tiles[i] for i in g)]
         if len(groups) < 2:
             return
-        main = next((g for g in groups if START_INDEX in g and tiles[START_INDEX]),
+        main = next((g for g in groups if CENTRE in g and tiles[CENTRE]),
                     max(groups, key=lambda g: sum(int(tiles[i]) for i in g)))
         cost = [0.0 if passable[i] else -math.log(max(c.p_occupied, 1e-12)) for i, c in enumerate(choices)]
         phantoms = []
@@ -273,7 +267,7 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
                 continue
             options = [_options(choices[j]) for j in run]
             if math.prod(len(o) for o in options) > MAX_COMBOS:
-                options = [_options(choices[j], wide=False) for j in run]
+                options = [_options(choices[j], choices[j].candidates) for j in run]
             best: tuple[float, tuple[int, ...]] | None = None
             if len(run) <= LONGEST_REREAD:
                 base = float(np.prod([dict(o).get(choices[j].cls, 1e-6) for j, o in zip(run, options, strict=True)]))
@@ -282,7 +276,7 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
                     # one square misread beyond its top candidates
                     narrow = options
                     for m, j in enumerate(run):
-                        opts_m = [*narrow[:m], _options_any(choices[j]), *narrow[m + 1:]]
+                        opts_m = [*narrow[:m], _options(choices[j], choices[j].values), *narrow[m + 1:]]
                         if math.prod(len(o) for o in opts_m) > MAX_COMBOS:
                             continue
                         wider = _most_probable_legal(opts_m)
@@ -315,9 +309,3 @@ def _most_probable_legal(options: list[list[tuple[int, float]]]) -> tuple[float,
         if best is None or pr > best[0]:
             best = (pr, tuple(classes))
     return best
-
-
-def _options_any(choice: SquareChoice) -> list[tuple[int, float]]:
-    """``_options`` with every value, not only the top candidates."""
-    wide = SquareChoice(choice.cls, choice.confidence, choice.p_occupied, choice.values, [], choice.values)
-    return _options(wide)

@@ -12,7 +12,7 @@ from vision.render.camera import CameraSpec
 from vision.render.hands import HandSpec
 from vision.render.triolet import TilePlacement, TrioletScene, render_triolet
 from vision.triolet.holdout import training_pool
-from vision.triolet.reader import LOW_CONFIDENCE, obscured_squares, read_triolet
+from vision.triolet.reader import LOW_CONFIDENCE, hand_squares, obscured_squares, read_triolet
 
 TILES = (TilePlacement("H8", 11), TilePlacement("I8", 3), TilePlacement("H7", 4), TilePlacement("B2", 9),
          TilePlacement("M12", 7))
@@ -43,6 +43,8 @@ def test_reader_obscured_squares_under_a_fist_only() -> None:
 def test_reader_obscured_none_without_a_hand() -> None:
     image = _frame(())
     assert not obscured_squares(image, locate_board(image, "triolet")).any()
+    covered, beside = hand_squares(image, locate_board(image, "triolet"))
+    assert not covered.any() and not beside.any()
     assert not any(c.obscured for c in read_triolet(image).cells)
 
 
@@ -54,4 +56,18 @@ def test_reader_obscured_fingertip_beside_the_covered_squares() -> None:
     covered = obscured_squares(fr.image, locate_board(fr.image, "triolet"))
     assert covered[11, 3]  # D12
     cell = next(c for c in read_triolet(fr.image).cells if c.square == "D12")
+    assert cell.obscured and cell.confidence < LOW_CONFIDENCE
+
+
+def test_reader_fingertip_at_the_hand_edge_is_not_a_silent_guess() -> None:
+    """(4,800,097) a fingertip over the 6 at H7 leaves its grid lines a third to a half in view, so
+    the square is not covered; but it borders the covered squares G7 and H6 and two of its sides
+    are faint: it lies beside the hand, and the 6 read as 5 at 0.69 is reported below 0.6."""
+    fr = random_frame("triolet", 4_800_097, "normal", pool=training_pool(), size=(1280, 720))
+    covered, beside = hand_squares(fr.image, locate_board(fr.image, "triolet"))
+    assert covered[6, 6] and covered[5, 7]  # G7, H6
+    assert beside[6, 7] and not covered[6, 7]  # H7
+    assert not (beside & covered).any()
+    assert beside.sum() <= covered.sum()  # the edge, not the board
+    cell = next(c for c in read_triolet(fr.image).cells if c.square == "H7")
     assert cell.obscured and cell.confidence < LOW_CONFIDENCE

@@ -73,6 +73,10 @@ OUTSIDE_P_EMPTY = 0.55
 #: covered (a hand, an arm: ``obscured_squares``); a tile read there gets at most ``OBSCURED_CONFIDENCE``.
 OBSCURED_LINES = 0.15
 OBSCURED_CONFIDENCE = 0.5
+#: A square beside a covered one with two sides whose grid line is fainter than this share of the
+#: median side is under the hand's edge too (a fingertip over a tile that leaves its lines partly in
+#: view): its confidence is capped as well, though its reading is not doubted (``beside_hand``).
+BESIDE_HAND_LINES = 0.45
 #: Square classifier: ``"mlp+cnn"`` (the MLP reads every square, the CNN re-reads the squares that
 #: may hold a tile: the most accurate, and cheaper than the CNN alone), ``"cnn"`` (the CNN alone,
 #: ``cnn.py``), ``"mlp"`` (HOG features + MLP alone, ``classifier.py``, the reader before the CNN)
@@ -117,9 +121,9 @@ class CellReading:
     p_occupied: float
     rules: tuple[str, ...] = ()
     obscured: bool = False
-    """No grid line shows on two or more of the square's sides (a hand over it,
-    ``obscured_squares``): the confidence is capped below ``LOW_CONFIDENCE``, as its value may
-    not be in view."""
+    """A hand over the square (no grid line on two or more of its sides, ``obscured_squares``) or
+    at its edge (``hand_squares``' ``beside``): the confidence is capped below ``LOW_CONFIDENCE``,
+    as its value may not be in view."""
 
     def to_json(self) -> dict[str, Any]:
         """The INTERFACES §3 cell object."""
@@ -347,19 +351,50 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
     return np.asarray(outside, bool)
 
 
-def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
-    """(row, col) mask of the squares something lies over, a hand or an arm, though the board's
-    lines are clear elsewhere (``locate.square_sides`` on the board plane; a side shows no line
-    below ``OBSCURED_LINES`` of the median side): two or more sides without a line, or one beside
-    such a square (the edge of the hand). All False when the board's lines are faint."""
+def _side_lines(image: U8, location: BoardLocation) -> NDArray[np.float32] | None:
+    """(row, col, 4) grid-line evidence of every square's sides as a share of the board's median
+    side (``locate.square_sides`` on the board plane), or ``None`` when the board's lines are faint."""
     rect = rectify(image, location.homography, 16, 1.0)
     sides = square_sides(rect, 16, cell_colours(rect, 16))[1:-1, 1:-1]
     median = float(np.median(sides))
     if median < RING_LINES_MIN:
-        return np.zeros((SIZE, SIZE), bool)
-    lost = (sides < OBSCURED_LINES * median).sum(axis=2)
+        return None
+    return np.asarray(sides / median, np.float32)
+
+
+def _covered(lines: NDArray[np.float32]) -> NDArray[np.bool_]:
+    lost = (lines < OBSCURED_LINES).sum(axis=2)
     near = cv2.dilate((lost >= 2).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)))
     return np.asarray((lost >= 2) | ((near > 0) & (lost >= 1)), bool)
+
+
+def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
+    """(row, col) mask of the squares something lies over, a hand or an arm, though the board's
+    lines are clear elsewhere (a side shows no line below ``OBSCURED_LINES`` of the median side):
+    two or more sides without a line, or one beside such a square (the edge of the hand). All
+    False when the board's lines are faint."""
+    lines = _side_lines(image, location)
+    return np.zeros((SIZE, SIZE), bool) if lines is None else _covered(lines)
+
+
+def hand_squares(image: U8, location: BoardLocation) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """``(covered, beside)`` (row, col) masks: ``obscured_squares``, and the squares two of whose
+    sides show faint lines (below ``BESIDE_HAND_LINES`` of the median), one of them the side
+    shared with a covered square: the hand's edge, a fingertip over a tile whose lines stay
+    partly in view."""
+    lines = _side_lines(image, location)
+    if lines is None:
+        return np.zeros((SIZE, SIZE), bool), np.zeros((SIZE, SIZE), bool)
+    covered = _covered(lines)
+    faint = np.nan_to_num(lines, nan=1.0) < BESIDE_HAND_LINES
+    # a covered square across each side (left, right, top, bottom)
+    across = np.zeros((SIZE, SIZE, 4), bool)
+    across[:, 1:, 0] = covered[:, :-1]
+    across[:, :-1, 1] = covered[:, 1:]
+    across[1:, :, 2] = covered[:-1, :]
+    across[:-1, :, 3] = covered[1:, :]
+    beside = (faint.sum(axis=2) >= 2) & (faint & across).any(axis=2) & ~covered
+    return covered, np.asarray(beside, bool)
 
 
 def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int, int]],
@@ -421,7 +456,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
-    covered = obscured_squares(work, loc_work)
+    covered, beside = hand_squares(work, loc_work)
     t4 = time.perf_counter()
     choices = decide(probs, covered.reshape(-1), outside)
     cells: list[CellReading] = []
@@ -431,7 +466,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         row, col = divmod(i, SIZE)
         cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
                       for k, pk in ch.candidates)
-        hidden = bool(covered[row, col])
+        hidden = bool(covered[row, col] or beside[row, col])
         conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden else float(ch.confidence)
         cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
                                  conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), hidden))

@@ -32,6 +32,8 @@ def test_bench_read_counts_a_reader_failure_and_goes_on(monkeypatch: pytest.Monk
     assert "failed on 1 frame(s)" in out and "900050" in out
     row = next(line for line in out.splitlines() if line.startswith("normal"))
     assert row.split()[2] in ("50.00", "0.00")  # the failed frame is not located
+    causes = [line for line in out.splitlines() if line.startswith("normal")][1].split()
+    assert int(causes[1]) >= 1 and int(causes[2]) >= 1  # imperfect, and first of all not located
 
 
 def test_cli_reports_an_internal_error_in_one_line(monkeypatch: pytest.MonkeyPatch,

@@ -37,11 +37,16 @@ def test_reader_evaluate_misread_under_a_hand_is_marked() -> None:
     fs = score_frame(_reading(6, 7), _labels(), occ)
     assert not fs.perfect
     assert fs.under_hand == {"A1"}
+    assert fs.cause == "misread under a hand" and fs.hand_over_board
     fs = score_frame(_reading(5, 8), _labels(), occ)  # C1 wrong, no hand there
     assert not fs.perfect
     assert fs.under_hand == set()
+    assert fs.cause == "misread tile"
     fs = score_frame(_reading(5, 7), _labels(), occ)
-    assert fs.perfect and not fs.under_hand
+    assert fs.perfect and not fs.under_hand and fs.cause is None
+    assert not score_frame(_reading(5, 7), _labels(), np.zeros((500, 500), np.uint8)).hand_over_board
+    assert score_frame(_reading(5, EMPTY), _labels()).cause == "tile read empty"
+    assert score_frame(None, _labels()).cause == "not located"
 
 
 def test_reader_evaluate_hidden_value_not_scored_but_not_guessed() -> None:
@@ -54,6 +59,7 @@ def test_reader_evaluate_hidden_value_not_scored_but_not_guessed() -> None:
     assert flagged.perfect and not flagged.perfect_strict and flagged.marks_hidden_errors == 1
     guessed = score_frame(_reading(6, 7, a1_confidence=0.9), labels)
     assert not guessed.perfect and guessed.guesses == [("A1", 5, 6, 0.9)]
+    assert guessed.cause == "silent guess"
     right = score_frame(_reading(5, 7, a1_confidence=0.9), labels)
     assert right.perfect and right.perfect_strict and right.squares == 224
     seen = score_frame(_reading(6, 7, a1_confidence=0.4), _labels(a1_marks=0.8))  # numeral in view

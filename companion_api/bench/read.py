@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.locate import BoardNotLocatedError
     from vision.render import random_frame
-    from vision.triolet.evaluate import score_frame
+    from vision.triolet.evaluate import CAUSES, score_frame
     from vision.triolet.holdout import held_out_pool, training_pool
     from vision.triolet.reader import read_triolet
 
@@ -135,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     if args.frames < 1:
         raise CliError("--frames must be at least 1")
     table = []
+    why: list[list[Any]] = []
     crashed: list[int] = []
     for ri, row in enumerate(ROWS):
         if row not in rows:
@@ -142,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         diff = "normal" if row == "held-out" else row
         pool = held_out_pool() if row == "held-out" else training_pool()
         located = squares = correct = perfect = errors = flagged = skipped = strict = guesses = 0
+        causes: Counter[str] = Counter()
+        clear = clear_perfect = 0
         walls: list[float] = []
         cpus: list[float] = []
         corner_errs: list[float] = []
@@ -178,6 +182,11 @@ def run(args: argparse.Namespace) -> int:
             perfect += int(fs.perfect)
             strict += int(fs.perfect_strict)
             guesses += len(fs.guesses)
+            if fs.cause:
+                causes[fs.cause] += 1
+            if not fs.hand_over_board:
+                clear += 1
+                clear_perfect += int(fs.perfect)
             errors += len(fs.errors)
             flagged += fs.flagged_errors
             if args.errors:
@@ -190,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
                 if not fs.located:
                     print(f"{row} seed {seed}: board not located (corner error {fs.corner_err_px:.1f}px)",
                           file=sys.stderr)
+        why.append([row, n - perfect, *(causes[c] for c in CAUSES),
+                    f"{100.0 * clear_perfect / clear:.2f} ({clear})" if clear else "-"])
         table.append([
             row, n if not skipped else f"{n} (+{skipped} skipped)", 100.0 * located / n,
             float(np.median(corner_errs)) if corner_errs else float("nan"),
@@ -202,6 +213,9 @@ def run(args: argparse.Namespace) -> int:
          "low-conf errs", "silent guesses", "median ms", "p95 ms", "cpu ms"],
         table,
         title=f"companion bench read --game triolet ({w}x{h}, one core{', true corners' if args.calibration else ''})"))
+    print()
+    print(format_table(["row", "imperfect", *CAUSES, "perfect % no hand over board (frames)"], why,
+                       title="boards not read perfectly, by first cause (vision/triolet/evaluate.py CAUSES)"))
     if crashed:
         print(f"the reader failed on {len(crashed)} frame(s), counted as not located (a bug): seeds "
               f"{', '.join(map(str, crashed))}")

@@ -29,6 +29,10 @@ UNDER_HAND = 0.1
 IN_VIEW = 0.5
 
 
+#: Why a board is not read perfectly, in the order ``FrameScore.cause`` tries them (one per board).
+CAUSES = ("not located", "misread under a hand", "silent guess", "misread tile", "tile read empty", "phantom tile")
+
+
 def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None
                  ) -> tuple[dict[str, int], set[str], set[str]]:
     """Square name → true class (0–15, 16 wild, 17 empty); the squares a hand hides; and of those,
@@ -80,6 +84,8 @@ class FrameScore:
     more (square, truth, read, confidence): silent guesses."""
     marks_hidden_errors: int = 0
     """Misread tiles at least half in view whose printed marks are not (left out of ``errors``)."""
+    hand_over_board: bool = False
+    """Some occluder (a hand, an arm) lies over the playing area in the picture."""
 
     @property
     def perfect(self) -> bool:
@@ -91,6 +97,23 @@ class FrameScore:
         """Located, and every square in view read right, tiles whose printed marks a hand covers
         included (the benchmark's definition up to stop 15)."""
         return self.located and self.correct == self.squares and not self.marks_hidden_errors
+
+    @property
+    def cause(self) -> str | None:
+        """Why the board is not perfect (``None`` if it is): the first of ``CAUSES`` that applies."""
+        if not self.located:
+            return "not located"
+        if self.perfect:
+            return None
+        if self.under_hand:
+            return "misread under a hand"
+        if self.guesses:
+            return "silent guess"
+        if any(t != EMPTY and g != EMPTY for _, t, g, _ in self.errors):
+            return "misread tile"
+        if any(g == EMPTY for _, _, g, _ in self.errors):
+            return "tile read empty"
+        return "phantom tile"
 
     @property
     def flagged_errors(self) -> int:
@@ -139,8 +162,9 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
     """Compare a reading (``None``: no board found) with the frame's labels."""
     truth_c = np.asarray(labels["board"]["corners_px_view"], np.float64)
     pitch = float(np.mean(np.hypot(*(np.roll(truth_c, -1, axis=0) - truth_c).T))) / SIZE
+    over = occluders is not None and _over_board(truth_c, occluders)
     if reading is None:
-        return FrameScore(False, float("inf"))
+        return FrameScore(False, float("inf"), hand_over_board=over)
     got_c = np.asarray(reading.board.corners_px, np.float64)
     turn = tied_start(got_c, truth_c, 0.25 * pitch)
     err = float(np.max(np.hypot(*(np.roll(got_c, turn, axis=0) - truth_c).T)))
@@ -148,7 +172,7 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
     got = read_classes(reading)
     if turn:
         got = _renamed(got, truth_c, turn)
-    fs = FrameScore(err < 0.25 * pitch, err)
+    fs = FrameScore(err < 0.25 * pitch, err, hand_over_board=over)
     if not fs.located:
         return fs
     for name, t in truth.items():
@@ -179,3 +203,10 @@ def _middle_covered(h: NDArray[np.float64], occluders: NDArray[np.uint8], square
     cv2.fillPoly(mask, [pts.round().astype(np.int32)], 1)
     inside = mask > 0
     return float((occluders[inside] > 0).mean()) if inside.any() else 0.0
+
+
+def _over_board(corners: NDArray[np.float64], occluders: NDArray[np.uint8]) -> bool:
+    """Whether any occluder pixel lies inside the playing area (``corners``, image px)."""
+    mask = np.zeros(occluders.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [corners.round().astype(np.int32)], 1)
+    return bool((occluders[mask > 0] > 0).any())

@@ -75,7 +75,7 @@ OBSCURED_LINES = 0.15
 OBSCURED_CONFIDENCE = 0.5
 #: A square beside a covered one with two sides whose grid line is fainter than this share of the
 #: median side is under the hand's edge too (a fingertip over a tile that leaves its lines partly in
-#: view): its confidence is capped as well, though its reading is not doubted (``beside_hand``).
+#: view): its confidence is capped as well, though its reading is not doubted (``hand_squares``).
 BESIDE_HAND_LINES = 0.45
 #: Square classifier: ``"mlp+cnn"`` (the MLP reads every square, the CNN re-reads the squares that
 #: may hold a tile: the most accurate, and cheaper than the CNN alone), ``"cnn"`` (the CNN alone,
@@ -373,8 +373,7 @@ def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
     lines are clear elsewhere (a side shows no line below ``OBSCURED_LINES`` of the median side):
     two or more sides without a line, or one beside such a square (the edge of the hand). All
     False when the board's lines are faint."""
-    lines = _side_lines(image, location)
-    return np.zeros((SIZE, SIZE), bool) if lines is None else _covered(lines)
+    return hand_squares(image, location)[0]
 
 
 def hand_squares(image: U8, location: BoardLocation) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:

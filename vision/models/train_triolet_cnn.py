@@ -30,6 +30,35 @@ is unsure: ``reader.SECOND_OPINION``) was trained apart, on the same files plus 
 (1,060,000–1,060,199) are those of ``c_60000``–``c_60180`` (other squares: tiles under hands are
 not in the ``c_`` files).
 
+Stop 19 fine-tuned both nets (``--init``, three epochs, peak rate 5e-4) on the files above plus
+new frames and the crops the stop-18 net A got wrong or read below 0.9 (hard-example mining,
+``vision/models/mine_triolet_hard.py``, run with net A as committed at ``ceed092``)::
+
+    python3 -m vision.models.train_triolet_digits data --start 82000 --count 600 --out /tmp/s14/c_82000.npz
+    python3 -m vision.models.train_triolet_digits data --start 86000 --count 900 --out /tmp/s14/c_86000.npz
+    python3 -m vision.models.train_triolet_digits data --hand-tiles --min-marks 0.5 \
+        --start 84000 --count 900 --out /tmp/s14/t_84000.npz
+    python3 -m vision.models.train_triolet_digits data --hand-tiles --min-marks 0.5 \
+        --start 88000 --count 1500 --out /tmp/s14/t_88000.npz
+    python3 -m vision.models.mine_triolet_hard /tmp/s14/hard_a.npz /tmp/s14/c_82000.npz /tmp/s14/t_84000.npz
+    python3 -m vision.models.mine_triolet_hard /tmp/s14/hard_b.npz /tmp/s14/c_86000.npz
+    python3 -m vision.models.mine_triolet_hard /tmp/s14/hard_c.npz /tmp/s14/t_88000.npz
+    NEW="/tmp/s14/t_84000.npz /tmp/s14/t_88000.npz /tmp/s14/hard_a.npz /tmp/s14/hard_b.npz /tmp/s14/hard_c.npz"
+    python3 -m vision.models.train_triolet_cnn \
+        /tmp/tri_more/c_*.npz /tmp/s14/c_82000.npz /tmp/s14/c_86000.npz \
+        /tmp/tri_hands/h_0.npz /tmp/tri_hands/h_1.npz /tmp/tri_empty/e_0.npz /tmp/tri_empty/e_1.npz \
+        $(for i in 1 2 3; do for k in 0 1 2 3 4 5; do echo /tmp/tri_htiles/t_$k.npz; done; done) \
+        $NEW $NEW $NEW \
+        --epochs 3 --threads 2 --init vision/models/triolet_cnn.npz --lr 5e-4 --seed 13 \
+        --out vision/models/triolet_cnn.npz
+
+(net B: the same with ``t_6``/``t_7`` among the ``t_`` files, ``--init`` its own weights,
+``--seed 17``.) New frames: 1,500 (104,882 crops) and 2,400 frames' hand tiles with at least
+half their marks in view (2,093 crops); 5,485 hard crops (read wrong: 1,016 of the 104,882, 323
+of the 2,093 hand tiles); 376,437 training crops for A (384,291 for B); 17 and 22 minutes.
+Validation (the same 74,932 crops, four turns): net A 0.98822 → 0.99050, net B 0.98737 →
+0.98995.
+
 Crop files come from ``python3 -m vision.models.train_triolet_digits data`` (``c_*``: the 2,280
 frames of ``MORE``, seeds 1,010,000–1,011,139 and 1,020,000–1,021,139, plus 1,020 frames of
 seeds 1,060,000–1,061,019, 30 per file: ``--start 60000 --count 30 --out c_60000.npz`` …

@@ -58,7 +58,7 @@ half their marks in view (2,093 crops); 5,485 hard crops (read wrong: 1,016 of t
 of the 2,093 hand tiles); 376,437 training crops for A (384,291 for B); 17 and 22 minutes.
 That run (code of ``9639a6d``) split validation files by their position among the sorted
 *paths*, so ``/tmp/s14/c_86000.npz`` sorted first and was held back (its 2,870 hard crops were
-trained on, through ``hard_b``), and the old files' split moved by two: its validation figures
+trained on, through ``hard_b``, but not its other crops), and the old files' split moved by two: its validation figures
 (A 0.98822 → 0.99050, B 0.98737 → 0.98995) are not clean. The split now goes by file name. Clean
 figures, on 700 frames rendered afterwards (``data --start 90000 --count 700``: 49,002 crops,
 four turns averaged): A 645 → 572 crops wrong, B 646 → 571; on 1,008 hand tiles with half their

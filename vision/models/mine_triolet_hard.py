@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from vision.triolet.classifier import N_CLASSES
 from vision.triolet.cnn import SquareCnn, load_cnn
+from vision.triolet.reader import turns_averaged
 
 #: A crop whose top probability (four turns averaged) is below this counts as hard.
 BELOW = 0.9
@@ -27,8 +28,9 @@ BELOW = 0.9
 
 def hard_mask(net: SquareCnn, crops: NDArray[np.uint8], y: NDArray[np.int64], below: float = BELOW
               ) -> NDArray[np.bool_]:
-    """Which crops ``net`` reads wrong, or right with less than ``below`` (four turns averaged)."""
-    p = np.mean([net.proba(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))) for k in range(4)], axis=0)
+    """Which crops ``net`` reads wrong, or right with less than ``below`` (averaged over the
+    reader's quarter turns, ``reader.turns_averaged``)."""
+    p = turns_averaged(net.proba, crops, net.proba(crops))
     return np.asarray((p.argmax(axis=1) != y) | (p.max(axis=1) < below), bool)
 
 

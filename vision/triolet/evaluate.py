@@ -162,7 +162,7 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
     """Compare a reading (``None``: no board found) with the frame's labels."""
     truth_c = np.asarray(labels["board"]["corners_px_view"], np.float64)
     pitch = float(np.mean(np.hypot(*(np.roll(truth_c, -1, axis=0) - truth_c).T))) / SIZE
-    over = occluders is not None and _over_board(truth_c, occluders)
+    over = occluders is not None and _occluded_share(truth_c, occluders) > 0
     if reading is None:
         return FrameScore(False, float("inf"), hand_over_board=over)
     got_c = np.asarray(reading.board.corners_px, np.float64)
@@ -199,14 +199,12 @@ def _middle_covered(h: NDArray[np.float64], occluders: NDArray[np.uint8], square
     picture) under an occluder."""
     c, r = COLUMNS.index(square[0]), int(square[1:]) - 1
     pts = apply_h(h, np.array([[c + 0.2, r + 0.2], [c + 0.8, r + 0.2], [c + 0.8, r + 0.8], [c + 0.2, r + 0.8]]))
+    return _occluded_share(pts, occluders)
+
+
+def _occluded_share(polygon_px: NDArray[np.float64], occluders: NDArray[np.uint8]) -> float:
+    """Share of the pixels inside ``polygon_px`` (image px) under an occluder (0 for an empty one)."""
     mask = np.zeros(occluders.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [pts.round().astype(np.int32)], 1)
+    cv2.fillPoly(mask, [polygon_px.round().astype(np.int32)], 1)
     inside = mask > 0
     return float((occluders[inside] > 0).mean()) if inside.any() else 0.0
-
-
-def _over_board(corners: NDArray[np.float64], occluders: NDArray[np.uint8]) -> bool:
-    """Whether any occluder pixel lies inside the playing area (``corners``, image px)."""
-    mask = np.zeros(occluders.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [corners.round().astype(np.int32)], 1)
-    return bool((occluders[mask > 0] > 0).any())

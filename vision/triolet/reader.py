@@ -362,12 +362,6 @@ def _side_lines(image: U8, location: BoardLocation) -> NDArray[np.float32] | Non
     return np.asarray(sides / median, np.float32)
 
 
-def _covered(lines: NDArray[np.float32]) -> NDArray[np.bool_]:
-    lost = (lines < OBSCURED_LINES).sum(axis=2)
-    near = cv2.dilate((lost >= 2).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)))
-    return np.asarray((lost >= 2) | ((near > 0) & (lost >= 1)), bool)
-
-
 def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:
     """(row, col) mask of the squares something lies over, a hand or an arm, though the board's
     lines are clear elsewhere (a side shows no line below ``OBSCURED_LINES`` of the median side):
@@ -384,7 +378,9 @@ def hand_squares(image: U8, location: BoardLocation) -> tuple[NDArray[np.bool_],
     lines = _side_lines(image, location)
     if lines is None:
         return np.zeros((SIZE, SIZE), bool), np.zeros((SIZE, SIZE), bool)
-    covered = _covered(lines)
+    lost = (lines < OBSCURED_LINES).sum(axis=2)
+    near = cv2.dilate((lost >= 2).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3)))
+    covered = np.asarray((lost >= 2) | ((near > 0) & (lost >= 1)), bool)
     faint = np.nan_to_num(lines, nan=1.0) < BESIDE_HAND_LINES
     # a covered square across each side (left, right, top, bottom)
     across = np.zeros((SIZE, SIZE, 4), bool)

@@ -69,7 +69,8 @@ def test_reader_closer_look_rereads_only_doubtful_tiles_by_median(monkeypatch: p
         shifted.append(p[None])
     calls: list[int] = []
 
-    def fake(crops: np.ndarray, *_: object) -> np.ndarray:
+    def fake(crops: np.ndarray, *_: object, all_by_cnn: bool = False) -> np.ndarray:
+        assert all_by_cnn  # shifted crops of a doubtful tile are never ruled empty by the MLP alone
         calls.append(len(crops))
         return shifted[len(calls) - 1]
 
@@ -82,3 +83,29 @@ def test_reader_closer_look_rereads_only_doubtful_tiles_by_median(monkeypatch: p
     assert np.array_equal(probs[[0, 2]], before[[0, 2]])
     assert probs[1, 9] > probs[1, 6]  # median of 0.45, 0.9, 0.8, 0.7, 0.1 for the 9
     assert probs[1].sum() == pytest.approx(1.0)
+
+
+class _Stand:
+    """A stand-in classifier answering one fixed distribution for every crop."""
+
+    def __init__(self, cls: int, p: float) -> None:
+        self.row = np.full(EMPTY + 1, (1.0 - p) / EMPTY, np.float32)
+        self.row[cls] = p
+
+    def proba(self, x: np.ndarray) -> np.ndarray:
+        return np.repeat(self.row[None], len(x), axis=0)
+
+
+def test_reader_closer_look_reads_shifted_crops_by_the_cnn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tile washed out by glare: the MLP calls every crop of it empty, the CNN sees a 5. The
+    closer look's shifted reads must come from the CNN, or their median turns the tile empty."""
+    monkeypatch.setattr(reader, "load_model", lambda path=None: _Stand(EMPTY, 0.99))
+    monkeypatch.setattr(reader, "load_cnn", lambda path=None: _Stand(5, 0.7))
+    monkeypatch.setattr(reader, "CLOSER_BELOW", 0.9)
+    monkeypatch.setattr(reader, "features", lambda crops: np.zeros((len(crops), 4), np.float32))
+    probs = np.zeros((1, EMPTY + 1), np.float32)
+    probs[0, 5], probs[0, 10], probs[0, EMPTY] = 0.5, 0.3, 0.2  # the first read: a doubtful tile
+    rect = np.zeros((round((15 + 2 * MARGIN) * PITCH),) * 2 + (3,), np.uint8)
+    reader.closer_look(rect, probs, squares=[(7, 7)])
+    assert int(np.argmax(probs[0])) == 5
+    assert probs[0, EMPTY] < 0.5

@@ -68,6 +68,9 @@ SHIFT_REACH = 4  # squares: how far off a registration the special-square patter
 SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
 RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
 RING_NEAR = 8.0  # L*a*b* distance under which a square has the board's base colour
+LINE_SHIFT_GAIN = 0.1  # a shift explaining this much more of the grid lines replaces the registration ...
+LINE_SHIFT_PATTERN_LOSS = 0.15  # ... when its special-square pattern is at most this much less clear
+LINE_SHIFT_TRIES = 3  # ... trying this many such shifts, most clear pattern first
 SHIFT_LINE_LOSS = 0.02  # share of grid lines a shifted registration may explain fewer of ...
 #: ... but a shift that frames the board clearly better (the board-like share of the squares
 #: around the grid falls by ``FRAMED_GAIN``) and raises the pattern by ``FRAMED_PATTERN_GAIN``
@@ -1051,8 +1054,10 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     a better pattern one square off; the board's outer lines cannot be faked that way), or by more
     than ``FRAMED_LINE_LOSS`` for a shift that frames the board clearly better; also the pattern
     score of the result."""
-    (dx, dy), prem, prem_here, framed = _pattern_shift(image, h_units)
+    (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units)
     if (dx, dy) == (0, 0):
+        if LINE_SHIFT_GAIN > 0 and near:
+            return _line_shift(gray, h_units, share, prem_here, near)
         return h_units, prem_here
     shifted = _shifted(h_units, dx, dy)
     _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
@@ -1064,18 +1069,36 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     return h_units, prem_here
 
 
+def _line_shift(gray: U8, h_units: F64, share: float, prem_here: float,
+                near: list[tuple[int, int, float]]) -> tuple[F64, float]:
+    """Among the shifts ``near`` (``(dx, dy, pattern score)``, whose special-square pattern stands
+    out almost as clearly as the registration's own), the one whose grid explains the most grid
+    lines, if by ``LINE_SHIFT_GAIN`` more than ``share``: a grid grown off the board's edge onto
+    its frame and the table, with an arm hiding the special squares that would pull it back."""
+    best = (h_units, prem_here)
+    best_share = share + LINE_SHIFT_GAIN
+    for dx, dy, p in near[:LINE_SHIFT_TRIES]:
+        shifted = _shifted(h_units, dx, dy)
+        _, s, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
+        if s >= best_share:
+            best, best_share = (shifted, p), s
+    return best
+
+
 def _shifted(h_units: F64, dx: int, dy: int) -> F64:
     """``h_units`` with its board frame moved by whole squares."""
     return np.asarray(h_units @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64), np.float64)
 
 
-def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, float, float]:
+def _pattern_shift(image: Image, h_units: F64
+                   ) -> tuple[tuple[int, int], float, float, float, list[tuple[int, int, float]]]:
     """The whole-square shift (within ``SHIFT_REACH``) under which the special squares stand out
     clearly best and the squares just outside the grid do not look like the board's own (a board
     has its frame there; a grid registered a few squares off has playing squares), ``(0, 0)``
     unless it beats no shift by ``SHIFT_MARGIN`` (shifts compared by ``pattern_scores``' choice
-    score); its pattern score, the unshifted one, and how much less the squares around the grid
-    look like playing squares after the shift than before."""
+    score); its pattern score, the unshifted one, how much less the squares around the grid
+    look like playing squares after the shift than before, and the other shifts whose choice score
+    is within ``LINE_SHIFT_PATTERN_LOSS`` of no shift's, best first, with their pattern scores."""
     m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
     rect = rectify(image, h_units, 16, m)
     cells = cell_colours(rect, 16)  # (15 + 2m)² squares
@@ -1094,5 +1117,8 @@ def _pattern_shift(image: Image, h_units: F64) -> tuple[tuple[int, int], float, 
         if merit >= best_merit and (dx, dy) != (0, 0):
             best, best_merit, best_ring = (dx, dy), merit, ring
     dx, dy = best
+    near = [(sx, sy, float(scores[SHIFT_REACH + sy, SHIFT_REACH + sx]))
+            for (sx, sy), p in sorted(pick.items(), key=lambda kv: -kv[1])
+            if (sx, sy) != (0, 0) and p >= pick[(0, 0)] - LINE_SHIFT_PATTERN_LOSS]
     return (best, float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]), float(scores[SHIFT_REACH, SHIFT_REACH]),
-            ring_here - best_ring)
+            ring_here - best_ring, near)

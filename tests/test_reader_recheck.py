@@ -11,6 +11,7 @@ from reader_helpers import TEST_SEEDS, frame
 
 import vision.triolet.cnn as square_cnn
 import vision.triolet.reader as reader
+from engine.triolet.board import INDEX, SIZE
 from vision.locate import locate_board
 from vision.render import random_frame
 from vision.triolet.classifier import EMPTY
@@ -67,7 +68,7 @@ def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch, se
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
     assert truth[square] == 1
-    col, row = "ABCDEFGHIJKLMNO".index(square[0]), int(square[1:]) - 1
+    row, col = divmod(INDEX[square], SIZE)
     assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == 1
     monkeypatch.setattr(reader, "RECHECK_BELOW_EMPTY", reader.TTA_BELOW_EMPTY)  # no second look
     assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == EMPTY

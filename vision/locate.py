@@ -1109,7 +1109,8 @@ def _pattern_shift(image: Image, h_units: F64
     ring_here = board_like_ring(cells, m, m, lines)
     here = pick[(0, 0)] - RING_WEIGHT * ring_here
     best, best_merit, best_ring = (0, 0), here + SHIFT_MARGIN, ring_here
-    for (dx, dy), p in sorted(pick.items(), key=lambda kv: -kv[1]):
+    ranked = sorted(pick.items(), key=lambda kv: -kv[1])
+    for (dx, dy), p in ranked:
         if p < best_merit:
             break  # the ring can only lower a shift's merit below its pattern score
         ring = board_like_ring(cells, m + dy, m + dx, lines)
@@ -1118,7 +1119,7 @@ def _pattern_shift(image: Image, h_units: F64
             best, best_merit, best_ring = (dx, dy), merit, ring
     dx, dy = best
     near = [(sx, sy, float(scores[SHIFT_REACH + sy, SHIFT_REACH + sx]))
-            for (sx, sy), p in sorted(pick.items(), key=lambda kv: -kv[1])
+            for (sx, sy), p in ranked
             if (sx, sy) != (0, 0) and p >= pick[(0, 0)] - LINE_SHIFT_PATTERN_LOSS]
     return (best, float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]), float(scores[SHIFT_REACH, SHIFT_REACH]),
             ring_here - best_ring, near)

@@ -193,8 +193,10 @@ def test_pair_qr_code_holds_the_viewer_url(client: TestClient) -> None:
     url = r.headers["x-pair-url"]
     assert url.endswith("/?token=" + tokens(client).viewer)
     img = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_GRAYSCALE)
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.cvtColor(img, cv2.COLOR_GRAY2BGR))
-    assert text == url
+    # OpenCV's classic QR decoder misses about 1 in 140 valid codes of random tokens (e.g. the URL
+    # ending "n650sFdyF704ZSzo" at level M); its ArUco-based decoder read 1,500 of 1,500. Either counts.
+    texts = [detector.detectAndDecode(img)[0] for detector in (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())]
+    assert url in texts
 
 
 def test_export_jsonl_is_a_record_that_replays_the_same(client: TestClient) -> None:

@@ -1,15 +1,27 @@
-"""The square CNN (``vision.triolet.cnn``): numpy inference, its agreement with torch, and tiles
-read from a rendered frame in every quarter turn (T-B3: a 6 is not a 9 however it lies)."""
+"""The square CNN (``vision.triolet.cnn``): numpy inference, the same net run by OpenCV's DNN
+module, its agreement with torch, and tiles read from a rendered frame in every quarter turn
+(T-B3: a 6 is not a 9 however it lies)."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from reader_helpers import six_nine_frame, truth_cells
 
+import vision.triolet.cnn as cnn_module
 from vision.locate import locate_board
 from vision.triolet.classifier import EMPTY, WILD
-from vision.triolet.cnn import CNN_PATH, area_matrix, conv3x3, load_cnn, max_pool2
+from vision.triolet.cnn import (
+    CNN_PATH,
+    SECOND_CNN_PATH,
+    area_matrix,
+    cnn_from_arrays,
+    conv3x3,
+    load_cnn,
+    max_pool2,
+    prepare,
+)
 from vision.triolet.features import square_crops
 from vision.triolet.geometry import rectified_board
 from vision.triolet.reader import COLUMNS
@@ -69,6 +81,38 @@ def test_reader_cnn_reads_rendered_tiles_in_every_turn_t_b3() -> None:
         assert list(pred) == ys, k
 
 
+@pytest.mark.parametrize("path", [CNN_PATH, SECOND_CNN_PATH])
+def test_reader_cnn_dnn_equals_numpy(path: object) -> None:
+    """The net written as ONNX and run by ``cv2.dnn`` gives the numpy net's logits, in batches of
+    any size (one crop, a few, more than one chunk)."""
+    with np.load(str(path)) as d:
+        net = cnn_from_arrays({k: d[k] for k in d.files})
+    assert net._net() is not False, "cv2.dnn could not load the ONNX net"
+    crops, _ = _frame_crops()
+    rng = np.random.default_rng(13)
+    crops = np.concatenate([crops, rng.integers(0, 256, (140, 56, 56, 3), dtype=np.uint8)])
+    want = net.numpy_logits(prepare(crops, net.in_size))
+    for n in (1, 7, len(crops)):
+        got = net.logits(crops[:n])
+        assert got.shape == (n, 18)
+        assert np.allclose(got, want[:n], atol=1e-3 * (1.0 + np.abs(want).max())), n
+        assert (got.argmax(axis=1) == want[:n].argmax(axis=1)).all()
+
+
+def test_reader_cnn_falls_back_to_numpy_when_opencv_cannot_load_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(_buffer: object) -> None:
+        raise cv2.error("no ONNX importer")
+
+    monkeypatch.setattr(cv2.dnn, "readNetFromONNX", refuse)
+    with np.load(CNN_PATH) as d:
+        net = cnn_from_arrays({k: d[k] for k in d.files})
+    crops, ys = _frame_crops()
+    assert net._net() is False
+    assert list(net.proba(crops).argmax(axis=1)) == ys
+    monkeypatch.setattr(cnn_module, "USE_DNN", False)
+    assert np.array_equal(load_cnn().logits(crops), load_cnn().numpy_logits(prepare(crops, load_cnn().in_size)))
+
+
 def test_reader_cnn_numpy_equals_torch() -> None:
     """The numpy inference gives the same logits as the same weights run by torch (dev only)."""
     pytest.importorskip("torch")
@@ -80,7 +124,7 @@ def test_reader_cnn_numpy_equals_torch() -> None:
     with np.load(CNN_PATH) as d:
         arrays = {k: d[k] for k in d.files}
     want = torch_logits(arrays, crops)
-    got = load_cnn().logits(crops)
+    got = load_cnn().numpy_logits(prepare(crops, load_cnn().in_size))
     assert np.allclose(got, want, atol=2e-3 * (1.0 + np.abs(want).max()))
     assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
 

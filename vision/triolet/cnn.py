@@ -1,5 +1,6 @@
-"""The square CNN in plain numpy (no torch, no cv2.dnn at run time): square crops → class
-probabilities (0–15 values, 16 wild, 17 empty).
+"""The square CNN (no torch at run time): square crops → class probabilities (0–15 values,
+16 wild, 17 empty). OpenCV's DNN module runs it (``cnn_onnx`` writes the net for it, ~1.5× faster
+on one core); where that fails, the same net runs in plain numpy.
 
 The net: the 56 px BGR crop is shrunk by area averaging to ``in_size`` px, standardised per crop,
 then 3×3 convolutions (batch norm folded into their weights) each followed by ReLU and a 2×2 max
@@ -9,12 +10,17 @@ weights in ``vision/models/triolet_cnn.npz``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+from .cnn_onnx import square_cnn_onnx
 
 F32 = NDArray[np.float32]
 U8 = NDArray[np.uint8]
@@ -25,6 +31,8 @@ CNN_PATH = Path(__file__).resolve().parent.parent / "models" / "triolet_cnn.npz"
 SECOND_CNN_PATH = CNN_PATH.with_name("triolet_cnn_b.npz")
 #: Added to a crop's standard deviation (0–1 intensity units) before dividing by it.
 NORM_EPS = 0.03
+#: Run the net by ``cv2.dnn`` (False: numpy only).
+USE_DNN = True
 
 
 class CnnMissingError(RuntimeError):
@@ -93,14 +101,38 @@ class SquareCnn:
     convs: tuple[tuple[F32, F32], ...]
     hidden: tuple[F32, F32]
     out: tuple[F32, F32]
+    #: the ``cv2.dnn`` net (built on first use; ``False`` when OpenCV cannot run it) and its lock
+    _dnn: list[Any] = field(default_factory=list, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def logits(self, crops: U8, chunk: int = 128) -> F32:
         """Raw scores (n, 18) of BGR uint8 crops (n, S, S, 3)."""
         res = [self._logits(crops[i:i + chunk]) for i in range(0, len(crops), chunk)]
         return np.concatenate(res) if res else np.zeros((0, self.out[1].shape[0]), np.float32)
 
+    def _net(self) -> Any:
+        """The net loaded into ``cv2.dnn`` (once; call under ``_lock``), or ``False`` when OpenCV
+        cannot load it."""
+        if not self._dnn:
+            try:
+                net: Any = cv2.dnn.readNetFromONNX(np.frombuffer(square_cnn_onnx(self), np.uint8))
+            except (cv2.error, AttributeError, TypeError):
+                net = False
+            self._dnn.append(net)
+        return self._dnn[0]
+
     def _logits(self, crops: U8) -> F32:
         x = prepare(crops, self.in_size)
+        if USE_DNN:
+            with self._lock:  # one forward pass at a time per net
+                net = self._net()
+                if net is not False:
+                    net.setInput(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+                    return np.asarray(net.forward(), np.float32).reshape(len(x), -1)
+        return self.numpy_logits(x)
+
+    def numpy_logits(self, x: F32) -> F32:
+        """Raw scores of crops already ``prepare``d, by the numpy implementation."""
         for w, b in self.convs:
             x = np.maximum(max_pool2(conv3x3(x, w, b)), 0.0)  # pooling commutes with ReLU
         h = np.maximum(x.reshape(len(x), -1) @ self.hidden[0] + self.hidden[1], 0.0)

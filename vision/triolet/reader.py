@@ -33,6 +33,7 @@ from vision.locate import (
 )
 
 from . import cnn as square_cnn
+from .blank_tiles import as_unknown_tiles, blank_tiles
 from .classifier import EMPTY, WILD, load_model
 from .cnn import load_cnn
 from .consistency import decide
@@ -85,6 +86,9 @@ BESIDE_HAND_LINES = 0.45
 #: ``cnn.py``), ``"mlp"`` (HOG features + MLP alone, ``classifier.py``, the reader before the CNN)
 #: or ``"both"`` (the two averaged).
 CLASSIFIER = "mlp+cnn"
+#: Squares read empty that show a blank tile face (``blank_tiles``: marks washed out by glare)
+#: become tiles of unknown value.
+BLANK_TILES = True
 
 
 @dataclass(frozen=True)
@@ -463,6 +467,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     closer_look(rect, probs, model_path, cnn_path)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     covered, beside = hand_squares(work, loc_work)
+    blank = np.zeros_like(outside)
+    if BLANK_TILES:
+        blank = blank_tiles(rect, probs, covered.reshape(-1) | beside.reshape(-1) | outside)
+    as_unknown_tiles(probs, blank)
     t4 = time.perf_counter()
     choices = decide(probs, covered.reshape(-1), outside)
     cells: list[CellReading] = []
@@ -472,7 +480,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         row, col = divmod(i, SIZE)
         cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
                       for k, pk in ch.candidates)
-        hidden = bool(covered[row, col] or beside[row, col])
+        hidden = bool(covered[row, col] or beside[row, col] or blank[i])
         conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden else float(ch.confidence)
         cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
                                  conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), hidden))

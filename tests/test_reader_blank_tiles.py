@@ -1,0 +1,111 @@
+"""Tiles whose marks glare washed away (``vision.triolet.blank_tiles``): reported as doubtful tiles
+of unknown value, never as sure empty squares; boards whose empty squares look like tile faces
+are left alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision.triolet.reader as reader
+from engine.triolet.board import INDEX, SIZE
+from engine.triolet.tiles import VALUE_COUNTS, WILDS
+from vision.render import random_frame
+from vision.triolet.blank_tiles import BLANK_P_EMPTY, as_unknown_tiles, blank_tiles, square_cores
+from vision.triolet.classifier import EMPTY, WILD
+from vision.triolet.consistency import EMPTY_OPTION_ABOVE
+from vision.triolet.geometry import MARGIN, PITCH
+from vision.triolet.holdout import training_pool
+
+N = EMPTY + 1
+CREAM = (200, 235, 245)  # BGR
+BLACK = (25, 25, 25)
+BEIGE = (190, 225, 240)
+
+
+def _board(empty_bgr: tuple[int, int, int], faces: list[int], blanks: list[int]) -> np.ndarray:
+    """A rectified board: plain squares, tile faces with a dark mark at ``faces``, unmarked
+    faces at ``blanks`` (square indices row by row)."""
+    side = round((SIZE + 2 * MARGIN) * PITCH)
+    rect = np.full((side, side, 3), empty_bgr, np.uint8)
+    o = round(MARGIN * PITCH)
+    for i in faces + blanks:
+        r, c = divmod(i, SIZE)
+        y, x = o + r * PITCH, o + c * PITCH
+        rect[y + 3:y + PITCH - 3, x + 3:x + PITCH - 3] = CREAM
+        if i in faces:
+            rect[y + 12:y + 28, x + 18:x + 22] = BLACK
+    return rect
+
+
+def _probs(faces: list[int], doubtful: dict[int, float]) -> np.ndarray:
+    p = np.zeros((SIZE * SIZE, N), np.float32)
+    p[:, EMPTY] = 1.0
+    for i in faces:
+        p[i] = 0.0
+        p[i, 7] = 1.0
+    for i, e in doubtful.items():
+        p[i] = (1.0 - e) / EMPTY
+        p[i, EMPTY] = e
+    return p
+
+
+FACES = [INDEX[s] for s in ("G7", "H7", "I7", "H8", "H9")]
+BLANK = INDEX["J7"]
+
+
+def test_a_blank_face_on_a_dark_board_is_a_tile() -> None:
+    rect = _board(BLACK, FACES, [BLANK])
+    hidden = np.zeros(SIZE * SIZE, bool)
+    got = blank_tiles(rect, _probs(FACES, {BLANK: 0.99}), hidden)
+    assert list(np.flatnonzero(got)) == [BLANK]
+    # the same square under a hand, or its face marked (a real empty reading elsewhere), is left alone
+    hidden[BLANK] = True
+    assert not blank_tiles(rect, _probs(FACES, {BLANK: 0.99}), hidden).any()
+    assert not blank_tiles(_board(BLACK, FACES, []), _probs(FACES, {}), np.zeros(SIZE * SIZE, bool)).any()
+
+
+def test_a_light_board_whose_squares_look_like_faces_is_left_alone() -> None:
+    rect = _board(BEIGE, FACES, [BLANK])
+    assert not blank_tiles(rect, _probs(FACES, {BLANK: 0.99}), np.zeros(SIZE * SIZE, bool)).any()
+
+
+def test_too_few_sure_tiles_to_know_their_colour() -> None:
+    rect = _board(BLACK, FACES[:2], [BLANK])
+    assert not blank_tiles(rect, _probs(FACES[:2], {BLANK: 0.99}), np.zeros(SIZE * SIZE, bool)).any()
+
+
+def test_square_cores_measure_colour_and_flatness() -> None:
+    rect = _board(BLACK, FACES, [BLANK])
+    colour, spread = square_cores(rect)
+    assert colour.shape == (SIZE * SIZE, 3) and spread.shape == (SIZE * SIZE,)
+    assert colour[BLANK, 0] > 85 and colour[0, 0] < 15  # L: cream face, black square
+    assert spread[BLANK] < 1.0 < spread[FACES[0]]  # the mark makes a face's core uneven
+
+
+def test_unknown_tiles_share_the_values_as_the_tile_set_does_t_b3() -> None:
+    p = _probs([], {})
+    mask = np.zeros(SIZE * SIZE, bool)
+    mask[[3, 40]] = True
+    as_unknown_tiles(p, mask)
+    assert np.allclose(p[mask].sum(axis=1), 1.0)
+    assert np.allclose(p[3, EMPTY], BLANK_P_EMPTY)
+    counts = np.array([*VALUE_COUNTS, WILDS], np.float64)
+    assert np.allclose(p[3, :WILD + 1] / p[3, :WILD + 1].sum(), counts / counts.sum(), atol=1e-6)
+    assert p[4, EMPTY] == 1.0  # others untouched
+
+
+@pytest.mark.slow
+def test_glare_washed_tiles_are_doubtful_tiles_not_sure_empties() -> None:
+    """Benchmark frame 7,200,259 (normal row of seed 7100000): a glare spot washes the numerals
+    of five cream tiles on a black board away. Without this step the reader called them empty at
+    0.98–1.00; with it, all five are tiles, flagged as doubtful."""
+    fr = random_frame("triolet", 7_200_259, "normal", pool=training_pool(), size=(1280, 720))
+    washed = ("K13", "J14", "I15", "J15", "K15")
+    reading = reader.read_triolet(fr.image)
+    cells = {c.square: c for c in reading.cells}
+    probs = reading.probs.reshape(SIZE * SIZE, -1)
+    for sq in washed:
+        assert sq in cells and cells[sq].confidence < reader.LOW_CONFIDENCE, sq
+        assert probs[INDEX[sq], EMPTY] <= BLANK_P_EMPTY + 1e-6, sq
+    assert BLANK_P_EMPTY < EMPTY_OPTION_ABOVE

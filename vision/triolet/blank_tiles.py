@@ -1,0 +1,92 @@
+"""Tiles whose marks the picture lost: a tile face washed out by glare shows no numeral, and the
+square classifiers, which read marks, call it empty. Its body is still there: a patch the colour
+of the board's tile faces on a board whose empty squares look nothing like it (cream on a black
+or green board). Such a square is reported as a tile of unknown value (low confidence, any value
+T-B3 allows, so the run rules may still settle it), never as a sure empty square.
+
+Works on the rectified board and the class probabilities of its 225 squares (row by row).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.triolet.tiles import VALUE_COUNTS, WILDS
+from vision.locate import SIZE
+
+from .classifier import EMPTY, WILD
+from .geometry import MARGIN, PITCH
+
+F32 = NDArray[np.float32]
+U8 = NDArray[np.uint8]
+
+#: Share of a square's side trimmed off each edge for its core (the tile face, no grid lines).
+CORE_TRIM = 0.2
+#: Reference tile faces: squares read as a tile this surely (empty below, top class above).
+FACE_MAX_EMPTY = 0.02
+FACE_MIN_TOP = 0.9
+#: Reference empty squares: read empty at least this surely.
+EMPTY_MIN = 0.999
+#: Fewest reference faces and empty squares for the test to run.
+MIN_FACES = 3
+MIN_EMPTIES = 20
+#: A square read empty is a blank tile when its core is at least ``BLANK_MIN_EMPTY_DIST`` (CIELAB
+#: ΔE) from all but ``NEAREST_SKIPPED`` of the sure empty squares, that many times farther from
+#: them than from the tile faces (``BLANK_DIST_RATIO``), and flat (mean channel deviation at most
+#: ``BLANK_MAX_STD``: no marks, no hand, no clutter).
+BLANK_MIN_EMPTY_DIST = 40.0
+BLANK_DIST_RATIO = 2.2
+BLANK_MAX_STD = 4.0
+NEAREST_SKIPPED = 2
+#: Probability of "empty" left to a blank tile (the rest spread over the values as T-B3 counts
+#: them): below ``consistency.EMPTY_OPTION_ABOVE``, so that a run re-read for T-P4 gives the tile
+#: a value rather than taking it away (no one value is as likely as a sizeable "empty").
+BLANK_P_EMPTY = 0.02
+
+
+def square_cores(rect: U8) -> tuple[F32, F32]:
+    """Per square (225, row by row): the median CIELAB colour of its core (L 0–100, a and b
+    centred on 0) and the mean per-channel standard deviation there."""
+    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= 100.0 / 255.0
+    lab[..., 1:] -= 128.0
+    o, a = round(MARGIN * PITCH), round(CORE_TRIM * PITCH)
+    grid = lab[o:o + SIZE * PITCH, o:o + SIZE * PITCH].reshape(SIZE, PITCH, SIZE, PITCH, 3)
+    cores = grid[:, a:PITCH - a, :, a:PITCH - a].transpose(0, 2, 1, 3, 4).reshape(SIZE * SIZE, -1, 3)
+    return (np.asarray(np.median(cores, axis=1), np.float32),
+            np.asarray(cores.std(axis=1).mean(axis=1), np.float32))
+
+
+def blank_tiles(rect: U8, probs: F32, hidden: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Which of the 225 squares read empty (``probs``, row by row) show a blank tile face;
+    ``hidden`` squares (under or beside a hand, outside the picture) are never chosen."""
+    n = probs.shape[0]
+    out = np.zeros(n, bool)
+    hid = np.asarray(hidden, bool).reshape(n)
+    faces = (probs[:, EMPTY] < FACE_MAX_EMPTY) & (probs.max(axis=1) > FACE_MIN_TOP) & ~hid
+    empties = (probs[:, EMPTY] >= EMPTY_MIN) & ~hid
+    if faces.sum() < MIN_FACES or empties.sum() < MIN_EMPTIES:
+        return out
+    colour, spread = square_cores(rect)
+    face = np.median(colour[faces], axis=0)
+    for i in np.flatnonzero((probs[:, EMPTY] >= 0.5) & ~hid & (spread <= BLANK_MAX_STD)):
+        others = empties.copy()
+        others[i] = False
+        d_face = float(np.linalg.norm(colour[i] - face))
+        nearest = float(np.sort(np.linalg.norm(colour[others] - colour[i], axis=1))[NEAREST_SKIPPED])
+        out[i] = nearest >= BLANK_MIN_EMPTY_DIST and nearest >= BLANK_DIST_RATIO * d_face
+    return out
+
+
+def as_unknown_tiles(probs: F32, blank: NDArray[np.bool_]) -> None:
+    """Give the ``blank`` squares (in place) the probabilities of a tile of unknown value:
+    ``BLANK_P_EMPTY`` empty, the rest shared by the values and the wild as the tile set holds them."""
+    if not blank.any():
+        return
+    counts = np.array([*VALUE_COUNTS, WILDS], np.float32)
+    row = np.zeros(probs.shape[1], np.float32)
+    row[:WILD + 1] = (1.0 - BLANK_P_EMPTY) * counts / counts.sum()
+    row[EMPTY] = BLANK_P_EMPTY
+    probs[blank] = row

@@ -39,6 +39,7 @@ from .cnn import load_cnn
 from .consistency import decide
 from .features import ALL_SQUARES, features, square_crops
 from .geometry import rectified_board
+from .occluded_tiles import occluded_tiles
 from .six_nine import six_or_nine
 
 U8 = NDArray[np.uint8]
@@ -89,6 +90,9 @@ CLASSIFIER = "mlp+cnn"
 #: Squares read empty that show a blank tile face (``blank_tiles``: marks washed out by glare)
 #: become tiles of unknown value.
 BLANK_TILES = True
+#: Tiles with a blob unlike the tile faces across them (``occluded_tiles``: a fingertip the grid
+#: lines do not show) are flagged like obscured squares.
+OCCLUDED_TILES = True
 
 
 @dataclass(frozen=True)
@@ -129,8 +133,9 @@ class CellReading:
     rules: tuple[str, ...] = ()
     obscured: bool = False
     """A hand over the square (no grid line on two or more of its sides, ``obscured_squares``) or
-    at its edge (``hand_squares``' ``beside``): the confidence is capped below ``LOW_CONFIDENCE``,
-    as its value may not be in view."""
+    at its edge (``hand_squares``' ``beside``), a blob across the tile's face
+    (``occluded_tiles``) or a face without marks (``blank_tiles``): the confidence is capped below
+    ``LOW_CONFIDENCE``, as its value may not be in view."""
 
     def to_json(self) -> dict[str, Any]:
         """The INTERFACES §3 cell object."""
@@ -471,8 +476,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     if BLANK_TILES:
         blank = blank_tiles(rect, probs, covered.reshape(-1) | beside.reshape(-1) | outside)
     as_unknown_tiles(probs, blank)
+    occluded = occluded_tiles(rect, probs) if OCCLUDED_TILES else np.zeros_like(outside)
     t4 = time.perf_counter()
-    choices = decide(probs, covered.reshape(-1), outside)
+    # a blank tile's value may be anything its runs allow, like a covered square's
+    choices = decide(probs, covered.reshape(-1) | blank, outside)
     cells: list[CellReading] = []
     for i, ch in enumerate(choices):
         if ch.cls == EMPTY:
@@ -480,7 +487,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         row, col = divmod(i, SIZE)
         cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
                       for k, pk in ch.candidates)
-        hidden = bool(covered[row, col] or beside[row, col] or blank[i])
+        hidden = bool(covered[row, col] or beside[row, col] or blank[i] or occluded[i])
         conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden else float(ch.confidence)
         cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
                                  conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), hidden))

@@ -59,13 +59,18 @@ def square_cores(rect: U8) -> tuple[F32, F32]:
             np.asarray(cores.std(axis=1).mean(axis=1), np.float32))
 
 
+def sure_faces(probs: F32) -> NDArray[np.bool_]:
+    """The squares read as a tile surely enough to show what the tile faces look like."""
+    return np.asarray((probs[:, EMPTY] < FACE_MAX_EMPTY) & (probs.max(axis=1) > FACE_MIN_TOP), bool)
+
+
 def blank_tiles(rect: U8, probs: F32, hidden: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """Which of the 225 squares read empty (``probs``, row by row) show a blank tile face;
     ``hidden`` squares (under or beside a hand, outside the picture) are never chosen."""
     n = probs.shape[0]
     out = np.zeros(n, bool)
     hid = np.asarray(hidden, bool).reshape(n)
-    faces = (probs[:, EMPTY] < FACE_MAX_EMPTY) & (probs.max(axis=1) > FACE_MIN_TOP) & ~hid
+    faces = sure_faces(probs) & ~hid
     empties = (probs[:, EMPTY] >= EMPTY_MIN) & ~hid
     if faces.sum() < MIN_FACES or empties.sum() < MIN_EMPTIES:
         return out

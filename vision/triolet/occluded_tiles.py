@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from vision.locate import SIZE
 
-from .blank_tiles import FACE_MAX_EMPTY, FACE_MIN_TOP, MIN_FACES, square_cores
+from .blank_tiles import CORE_TRIM, MIN_FACES, square_cores, sure_faces
 from .classifier import EMPTY
 from .geometry import MARGIN, PITCH
 
@@ -28,9 +28,8 @@ U8 = NDArray[np.uint8]
 FACE_DIST = 30.0
 #: Side of the opening (px at ``PITCH`` 40) that removes numeral strokes and grid lines.
 OPEN_PX = 7
-#: The core of a square (trimmed off each edge, share of a side) where the blob's share is taken,
-#: and the inner area (likewise) a blob must reach out of to count.
-CORE_TRIM = 0.2
+#: The inner area of a square (trimmed off each edge, share of a side) a blob must reach out of
+#: to count; its share is taken over the square's core (``blank_tiles.CORE_TRIM``).
 INNER_TRIM = 0.075
 #: A tile is occluded when blobs reaching past its inner area cover this share of its core.
 OCCLUDED_SHARE = 0.15
@@ -41,7 +40,7 @@ def occluded_tiles(rect: U8, probs: F32) -> NDArray[np.bool_]:
     foreign blob across their face."""
     n = probs.shape[0]
     out = np.zeros(n, bool)
-    faces = (probs[:, EMPTY] < FACE_MAX_EMPTY) & (probs.max(axis=1) > FACE_MIN_TOP)
+    faces = sure_faces(probs)
     tiles = np.flatnonzero(probs[:, EMPTY] < 0.5)
     if faces.sum() < MIN_FACES or not len(tiles):
         return out

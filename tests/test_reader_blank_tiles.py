@@ -11,7 +11,14 @@ import vision.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
 from engine.triolet.tiles import VALUE_COUNTS, WILDS
 from vision.render import random_frame
-from vision.triolet.blank_tiles import BLANK_P_EMPTY, as_unknown_tiles, blank_tiles, square_cores
+from vision.triolet.blank_tiles import (
+    BLANK_P_EMPTY,
+    as_unknown_tiles,
+    blank_tiles,
+    board_lab,
+    face_colour,
+    square_cores,
+)
 from vision.triolet.classifier import EMPTY, WILD
 from vision.triolet.consistency import EMPTY_OPTION_ABOVE
 from vision.triolet.geometry import MARGIN, PITCH
@@ -54,33 +61,43 @@ FACES = [INDEX[s] for s in ("G7", "H7", "I7", "H8", "H9")]
 BLANK = INDEX["J7"]
 
 
+def _blank(rect: np.ndarray, probs: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """``blank_tiles`` as the reader calls it."""
+    cores = square_cores(board_lab(rect))
+    return blank_tiles(cores, probs, hidden, face_colour(cores, probs, hidden))
+
+
 def test_a_blank_face_on_a_dark_board_is_a_tile() -> None:
     rect = _board(BLACK, FACES, [BLANK])
     hidden = np.zeros(SIZE * SIZE, bool)
-    got = blank_tiles(rect, _probs(FACES, {BLANK: 0.99}), hidden)
+    got = _blank(rect, _probs(FACES, {BLANK: 0.99}), hidden)
     assert list(np.flatnonzero(got)) == [BLANK]
     # the same square under a hand, or its face marked (a real empty reading elsewhere), is left alone
     hidden[BLANK] = True
-    assert not blank_tiles(rect, _probs(FACES, {BLANK: 0.99}), hidden).any()
-    assert not blank_tiles(_board(BLACK, FACES, []), _probs(FACES, {}), np.zeros(SIZE * SIZE, bool)).any()
+    assert not _blank(rect, _probs(FACES, {BLANK: 0.99}), hidden).any()
+    assert not _blank(_board(BLACK, FACES, []), _probs(FACES, {}), np.zeros(SIZE * SIZE, bool)).any()
 
 
 def test_a_light_board_whose_squares_look_like_faces_is_left_alone() -> None:
     rect = _board(BEIGE, FACES, [BLANK])
-    assert not blank_tiles(rect, _probs(FACES, {BLANK: 0.99}), np.zeros(SIZE * SIZE, bool)).any()
+    assert not _blank(rect, _probs(FACES, {BLANK: 0.99}), np.zeros(SIZE * SIZE, bool)).any()
 
 
 def test_too_few_sure_tiles_to_know_their_colour() -> None:
     rect = _board(BLACK, FACES[:2], [BLANK])
-    assert not blank_tiles(rect, _probs(FACES[:2], {BLANK: 0.99}), np.zeros(SIZE * SIZE, bool)).any()
+    assert not _blank(rect, _probs(FACES[:2], {BLANK: 0.99}), np.zeros(SIZE * SIZE, bool)).any()
 
 
-def test_square_cores_measure_colour_and_flatness() -> None:
+def test_square_cores_and_the_face_colour() -> None:
     rect = _board(BLACK, FACES, [BLANK])
-    colour, spread = square_cores(rect)
-    assert colour.shape == (SIZE * SIZE, 3) and spread.shape == (SIZE * SIZE,)
+    cores = square_cores(board_lab(rect))
+    assert cores.shape[0] == SIZE * SIZE and cores.shape[2] == 3
+    colour, spread = cores.mean(axis=1), cores.std(axis=1).mean(axis=1)
     assert colour[BLANK, 0] > 85 and colour[0, 0] < 15  # L: cream face, black square
     assert spread[BLANK] < 1.0 < spread[FACES[0]]  # the mark makes a face's core uneven
+    face = face_colour(cores, _probs(FACES, {}), np.zeros(SIZE * SIZE, bool))
+    assert face is not None and np.allclose(face, colour[BLANK], atol=1.0)  # the ink does not shift it
+    assert face_colour(cores, _probs(FACES[:2], {}), np.zeros(SIZE * SIZE, bool)) is None
 
 
 def test_unknown_tiles_share_the_values_as_the_tile_set_does_t_b3() -> None:

@@ -10,6 +10,7 @@ import pytest
 import vision.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
 from vision.render import random_frame
+from vision.triolet.blank_tiles import board_lab, face_colour, square_cores
 from vision.triolet.classifier import EMPTY
 from vision.triolet.geometry import MARGIN, PITCH
 from vision.triolet.holdout import training_pool
@@ -55,8 +56,14 @@ def _probs() -> np.ndarray:
     return p
 
 
+def _occluded(rect: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``occluded_tiles`` as the reader calls it."""
+    lab = board_lab(rect)
+    return occluded_tiles(lab, probs, face_colour(square_cores(lab), probs, np.zeros(SIZE * SIZE, bool)))
+
+
 def test_a_fingertip_across_a_face_is_found_and_strokes_are_not() -> None:
-    got = occluded_tiles(_board(), _probs())
+    got = _occluded(_board(), _probs())
     assert list(np.flatnonzero(got)) == [FINGER]
 
 
@@ -64,7 +71,7 @@ def test_only_squares_read_as_tiles_are_judged() -> None:
     p = _probs()
     p[FINGER] = 0.0
     p[FINGER, EMPTY] = 1.0
-    assert not occluded_tiles(_board(), p).any()
+    assert not _occluded(_board(), p).any()
 
 
 def test_too_few_sure_tiles_to_know_their_face() -> None:
@@ -73,7 +80,7 @@ def test_too_few_sure_tiles_to_know_their_face() -> None:
         p[i] = 0.0
         p[i, 4] = 0.6
         p[i, EMPTY] = 0.4
-    assert not occluded_tiles(_board(), p).any()
+    assert not _occluded(_board(), p).any()
 
 
 @pytest.mark.slow

@@ -46,17 +46,24 @@ NEAREST_SKIPPED = 2
 BLANK_P_EMPTY = 0.02
 
 
-def square_cores(rect: U8) -> tuple[F32, F32]:
-    """Per square (225, row by row): the median CIELAB colour of its core (L 0–100, a and b
-    centred on 0) and the mean per-channel standard deviation there."""
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
+def board_lab(rect: U8) -> F32:
+    """The playing area of the rectified board (its margin cut off: square ``(c, r)`` at
+    ``[c·PITCH, (c+1)·PITCH)``) in CIELAB: L 0–100, a and b centred on 0."""
+    o = round(MARGIN * PITCH)
+    area = np.ascontiguousarray(rect[o:o + SIZE * PITCH, o:o + SIZE * PITCH])
+    lab = cv2.cvtColor(area, cv2.COLOR_BGR2LAB).astype(np.float32)
     lab[..., 0] *= 100.0 / 255.0
     lab[..., 1:] -= 128.0
-    o, a = round(MARGIN * PITCH), round(CORE_TRIM * PITCH)
-    grid = lab[o:o + SIZE * PITCH, o:o + SIZE * PITCH].reshape(SIZE, PITCH, SIZE, PITCH, 3)
-    cores = grid[:, a:PITCH - a, :, a:PITCH - a].transpose(0, 2, 1, 3, 4).reshape(SIZE * SIZE, -1, 3)
-    return (np.asarray(np.median(cores, axis=1), np.float32),
-            np.asarray(cores.std(axis=1).mean(axis=1), np.float32))
+    return lab
+
+
+def square_cores(lab: F32) -> F32:
+    """The cores (the middle, ``CORE_TRIM`` off each edge) of the 225 squares of ``board_lab``,
+    row by row: (225, pixels, 3) CIELAB."""
+    a = round(CORE_TRIM * PITCH)
+    grid = lab.reshape(SIZE, PITCH, SIZE, PITCH, 3)
+    return np.asarray(grid[:, a:PITCH - a, :, a:PITCH - a].transpose(0, 2, 1, 3, 4).reshape(SIZE * SIZE, -1, 3),
+                      np.float32)
 
 
 def sure_faces(probs: F32) -> NDArray[np.bool_]:
@@ -64,24 +71,39 @@ def sure_faces(probs: F32) -> NDArray[np.bool_]:
     return np.asarray((probs[:, EMPTY] < FACE_MAX_EMPTY) & (probs.max(axis=1) > FACE_MIN_TOP), bool)
 
 
-def blank_tiles(rect: U8, probs: F32, hidden: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """Which of the 225 squares read empty (``probs``, row by row) show a blank tile face;
-    ``hidden`` squares (under or beside a hand, outside the picture) are never chosen."""
+def face_colour(cores: F32, probs: F32, hidden: NDArray[np.bool_]) -> F32 | None:
+    """The tile faces' colour: the median over the surely read tiles in view of their cores'
+    median colours (the numeral's ink is a minority of a core); ``None`` with fewer than
+    ``MIN_FACES`` such tiles."""
+    faces = sure_faces(probs) & ~np.asarray(hidden, bool).reshape(-1)
+    if faces.sum() < MIN_FACES:
+        return None
+    # every third pixel of each core: the same median, a third of the sorting
+    return np.asarray(np.median(np.median(cores[faces][:, ::3], axis=1), axis=0), np.float32)
+
+
+def blank_tiles(cores: F32, probs: F32, hidden: NDArray[np.bool_], face: F32 | None) -> NDArray[np.bool_]:
+    """Which of the 225 squares read empty (``probs``, row by row; ``cores`` from
+    ``square_cores``) show a blank face of the colour ``face``; ``hidden`` squares (under or beside
+    a hand, outside the picture) are never chosen."""
     n = probs.shape[0]
     out = np.zeros(n, bool)
     hid = np.asarray(hidden, bool).reshape(n)
-    faces = sure_faces(probs) & ~hid
     empties = (probs[:, EMPTY] >= EMPTY_MIN) & ~hid
-    if faces.sum() < MIN_FACES or empties.sum() < MIN_EMPTIES:
+    if face is None or empties.sum() < MIN_EMPTIES:
         return out
-    colour, spread = square_cores(rect)
-    face = np.median(colour[faces], axis=0)
-    for i in np.flatnonzero((probs[:, EMPTY] >= 0.5) & ~hid & (spread <= BLANK_MAX_STD)):
-        others = empties.copy()
-        others[i] = False
-        d_face = float(np.linalg.norm(colour[i] - face))
-        nearest = float(np.sort(np.linalg.norm(colour[others] - colour[i], axis=1))[NEAREST_SKIPPED])
-        out[i] = nearest >= BLANK_MIN_EMPTY_DIST and nearest >= BLANK_DIST_RATIO * d_face
+    maybe = np.flatnonzero((probs[:, EMPTY] >= 0.5) & ~hid)
+    if not len(maybe):
+        return out
+    colour = cores.mean(axis=1)
+    ref = np.flatnonzero(empties)
+    d = np.linalg.norm(colour[maybe][:, None, :] - colour[ref][None, :, :], axis=2)
+    d[maybe[:, None] == ref[None, :]] = np.inf  # a square is not its own neighbour
+    nearest = np.partition(d, NEAREST_SKIPPED, axis=1)[:, NEAREST_SKIPPED]
+    d_face = np.linalg.norm(colour[maybe] - face, axis=1)
+    like_face = maybe[(nearest >= BLANK_MIN_EMPTY_DIST) & (nearest >= BLANK_DIST_RATIO * d_face)]
+    # flat squares only: their mean colour is their colour (no ink, no hand, no clutter)
+    out[like_face] = cores[like_face].std(axis=1).mean(axis=1) <= BLANK_MAX_STD
     return out
 
 

@@ -17,9 +17,9 @@ from numpy.typing import NDArray
 
 from vision.locate import SIZE
 
-from .blank_tiles import CORE_TRIM, MIN_FACES, square_cores, sure_faces
+from .blank_tiles import CORE_TRIM
 from .classifier import EMPTY
-from .geometry import MARGIN, PITCH
+from .geometry import PITCH
 
 F32 = NDArray[np.float32]
 U8 = NDArray[np.uint8]
@@ -35,32 +35,30 @@ INNER_TRIM = 0.075
 OCCLUDED_SHARE = 0.15
 
 
-def occluded_tiles(rect: U8, probs: F32) -> NDArray[np.bool_]:
+def occluded_tiles(lab: F32, probs: F32, face: F32 | None) -> NDArray[np.bool_]:
     """Which of the 225 squares (row by row) read as tiles (``probs``: empty below 0.5) have a
-    foreign blob across their face."""
+    foreign blob across their face; ``lab``: the rectified board (``blank_tiles.board_lab``),
+    ``face``: the tile faces' colour (``blank_tiles.face_colour``; ``None``: none is judged)."""
     n = probs.shape[0]
     out = np.zeros(n, bool)
-    faces = sure_faces(probs)
     tiles = np.flatnonzero(probs[:, EMPTY] < 0.5)
-    if faces.sum() < MIN_FACES or not len(tiles):
+    if face is None or not len(tiles):
         return out
-    colour, _ = square_cores(rect)
-    face = np.median(colour[faces], axis=0)
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= 100.0 / 255.0
-    lab[..., 1:] -= 128.0
-    unlike = (np.linalg.norm(lab - face, axis=2) > FACE_DIST).astype(np.uint8)
+    diff = np.ascontiguousarray(lab - np.asarray(face, np.float32))
+    dist2 = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
+    unlike = (dist2 > FACE_DIST * FACE_DIST).astype(np.uint8)
     blobs = cv2.morphologyEx(unlike, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_PX, OPEN_PX)))
     _, label = cv2.connectedComponents(blobs, connectivity=4)
-    o = round(MARGIN * PITCH)
-    grid = label[o:o + SIZE * PITCH, o:o + SIZE * PITCH].reshape(SIZE, PITCH, SIZE, PITCH)
+    grid = label.reshape(SIZE, PITCH, SIZE, PITCH)
     a, b = round(CORE_TRIM * PITCH), round(INNER_TRIM * PITCH)
     inner = np.zeros((PITCH, PITCH), bool)
     inner[b:PITCH - b, b:PITCH - b] = True
     for i in tiles:
         r, c = divmod(int(i), SIZE)
         square = grid[r, :, c, :]
-        reaching = np.setdiff1d(np.unique(square[~inner]), [0])
         core = square[a:PITCH - a, a:PITCH - a]
+        if not core.any():
+            continue
+        reaching = np.setdiff1d(np.unique(square[~inner]), [0])
         out[i] = len(reaching) > 0 and float(np.isin(core, reaching).mean()) >= OCCLUDED_SHARE
     return out

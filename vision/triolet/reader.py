@@ -33,7 +33,7 @@ from vision.locate import (
 )
 
 from . import cnn as square_cnn
-from .blank_tiles import as_unknown_tiles, blank_tiles
+from .blank_tiles import as_unknown_tiles, blank_tiles, board_lab, face_colour, square_cores
 from .classifier import EMPTY, WILD, load_model
 from .cnn import load_cnn
 from .consistency import decide
@@ -472,11 +472,17 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     closer_look(rect, probs, model_path, cnn_path)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     covered, beside = hand_squares(work, loc_work)
-    blank = np.zeros_like(outside)
-    if BLANK_TILES:
-        blank = blank_tiles(rect, probs, covered.reshape(-1) | beside.reshape(-1) | outside)
-    as_unknown_tiles(probs, blank)
-    occluded = occluded_tiles(rect, probs) if OCCLUDED_TILES else np.zeros_like(outside)
+    blank, occluded = np.zeros_like(outside), np.zeros_like(outside)
+    if BLANK_TILES or OCCLUDED_TILES:
+        lab = board_lab(rect)
+        cores = square_cores(lab)
+        unseen = covered.reshape(-1) | beside.reshape(-1) | outside
+        face = face_colour(cores, probs, unseen)
+        if BLANK_TILES:
+            blank = blank_tiles(cores, probs, unseen, face)
+            as_unknown_tiles(probs, blank)
+        if OCCLUDED_TILES:
+            occluded = occluded_tiles(lab, probs, face)
     t4 = time.perf_counter()
     # a blank tile's value may be anything its runs allow, like a covered square's
     choices = decide(probs, covered.reshape(-1) | blank, outside)

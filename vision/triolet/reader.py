@@ -2,8 +2,9 @@
 
 Stages (timed, chesscog-style): locate (``vision.locate``) → rectify at the tiles' top plane
 (``geometry``) → per-square features (``features``) → MLP class probabilities (``classifier``), the
-squares that may hold a tile re-read by a small CNN (``cnn``) in four quarter turns →
-game-aware decisions (``consistency``: T-B3/T-P7 counts, T-P4 runs). Every square keeps its top
+squares that may hold a tile re-read by a small CNN (``cnn``) in four quarter turns → blank
+faces read as tiles of unknown value (``blank_tiles``), tiles under a fingertip flagged
+(``occluded_tiles``) → game-aware decisions (``consistency``: T-B3/T-P7 counts, T-P4 runs). Every square keeps its top
 candidates with probabilities so a move tracker can prefer a legal reading; a doubtful square is
 reported with a low confidence, never silently guessed.
 """

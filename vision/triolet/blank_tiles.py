@@ -62,8 +62,7 @@ def square_cores(lab: F32) -> F32:
     row by row: (225, pixels, 3) CIELAB."""
     a = round(CORE_TRIM * PITCH)
     grid = lab.reshape(SIZE, PITCH, SIZE, PITCH, 3)
-    return np.asarray(grid[:, a:PITCH - a, :, a:PITCH - a].transpose(0, 2, 1, 3, 4).reshape(SIZE * SIZE, -1, 3),
-                      np.float32)
+    return grid[:, a:PITCH - a, :, a:PITCH - a].transpose(0, 2, 1, 3, 4).reshape(SIZE * SIZE, -1, 3)
 
 
 def sure_faces(probs: F32) -> NDArray[np.bool_]:

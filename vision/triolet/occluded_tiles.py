@@ -22,7 +22,6 @@ from .classifier import EMPTY
 from .geometry import PITCH
 
 F32 = NDArray[np.float32]
-U8 = NDArray[np.uint8]
 
 #: A pixel unlike the tile faces: this far (ΔE) from their median colour.
 FACE_DIST = 30.0
@@ -44,7 +43,7 @@ def occluded_tiles(lab: F32, probs: F32, face: F32 | None) -> NDArray[np.bool_]:
     tiles = np.flatnonzero(probs[:, EMPTY] < 0.5)
     if face is None or not len(tiles):
         return out
-    diff = np.ascontiguousarray(lab - np.asarray(face, np.float32))
+    diff = lab - np.asarray(face, np.float32)
     dist2 = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
     unlike = (dist2 > FACE_DIST * FACE_DIST).astype(np.uint8)
     blobs = cv2.morphologyEx(unlike, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_PX, OPEN_PX)))

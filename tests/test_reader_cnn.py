@@ -71,6 +71,27 @@ def test_reader_cnn_building_blocks(channels: int) -> None:
     assert pooled.shape == (2, 3, 2, 4) and np.allclose(pooled[:, 1, 1], got[:, 2:4, 2:4].max(axis=(1, 2)))
 
 
+@pytest.mark.parametrize("size", [40, 28, 32])
+def test_reader_cnn_input_is_the_trainings_area_shrink(size: int) -> None:
+    """``prepare`` (OpenCV's area resize per crop) equals the shrink the net was trained with
+    (``area_matrix`` rows then columns), then mean 0 and a deviation near 1 per crop
+    (its deviation plus ``NORM_EPS`` divides it)."""
+    rng = np.random.default_rng(size)
+    crops = rng.integers(0, 256, (6, 56, 56, 3), dtype=np.uint8)
+    crops[0] = 128  # a flat crop stays flat (deviation 0: divided by the epsilon alone)
+    r = area_matrix(56, size)
+    x = crops.astype(np.float32) / 255.0
+    x = np.einsum("ih,nhwc->niwc", r, x)
+    x = np.einsum("jw,niwc->nijc", r, x)
+    want = (x - x.mean(axis=(1, 2, 3), keepdims=True)) / (x.std(axis=(1, 2, 3), keepdims=True) + cnn_module.NORM_EPS)
+    got = prepare(crops, size)
+    assert got.shape == (6, size, size, 3) and got.dtype == np.float32
+    assert np.allclose(got, want, atol=1e-4)
+    sd = got[1:].std(axis=(1, 2, 3))
+    assert np.allclose(got[0], 0.0, atol=1e-4) and ((sd > 0.8) & (sd < 1.0)).all()
+    assert prepare(crops[:0], size).shape == (0, size, size, 3)
+
+
 def test_reader_cnn_reads_rendered_tiles_in_every_turn_t_b3() -> None:
     """The six/nine frame's tiles (6 and 9 in all turns, a wild, 12, 3, 15) and empty squares,
     each crop also turned by 90/180/270°: the CNN alone reads them right."""

@@ -1,5 +1,6 @@
 """The reader's cheaper paths give the answers of the plain ones: gradient histograms binned in one
-pass, crops taken off-centre, a closer look only at doubtful squares (per-class median)."""
+pass, grid lines found and fitted all at once, crops taken off-centre, a closer look only at
+doubtful squares (per-class median)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 import vision.triolet.reader as reader
+from vision.locate import SIZE, _fit_line, _fit_lines, _line_samples
 from vision.triolet.classifier import EMPTY
 from vision.triolet.features import BINS, _hog, square_crops
 from vision.triolet.geometry import MARGIN, PITCH
@@ -42,6 +44,62 @@ def test_reader_hog_matches_the_textbook_histogram(cell: int) -> None:
     # float32 angles may put a pixel lying on a bin edge in the neighbouring bin
     assert np.mean(np.abs(fast - ref) < 1e-3) > 0.995
     assert np.allclose(fast.sum(axis=1), ref.sum(axis=1), rtol=2e-2)
+
+
+def test_reader_hog_of_a_batch_is_each_crops_own() -> None:
+    """A crop's histograms do not depend on the batch it is read in, however large (the cached
+    cell index grows past a board's two reads of 225 crops)."""
+    rng = np.random.default_rng(4)
+    g = rng.normal(size=(2 * 225 + 7, 40, 40)).astype(np.float32)
+    whole = _hog(g, 5)
+    for k in (0, 1, 300, len(g) - 1):
+        assert np.array_equal(whole[k], _hog(g[k:k + 1], 5)[0])
+    assert np.array_equal(_hog(g[:3], 5), whole[:3])
+
+
+def test_reader_grid_lines_fitted_at_once_are_each_lines_own_fit() -> None:
+    """``_fit_lines`` (16 lines at once, masked) gives ``_fit_line`` of each line's own samples:
+    straight lines, lines with outliers to trim, and lines with fewer than four samples (none)."""
+    rng = np.random.default_rng(8)
+    along = (np.arange(SIZE) + 1.5) * 20.0
+    across = np.empty((SIZE + 1, SIZE))
+    ok = rng.random((SIZE + 1, SIZE)) < 0.8
+    for k in range(SIZE + 1):
+        across[k] = 0.02 * (k - 8) * along + 20.0 * (k + 1) + rng.normal(0, 0.3, SIZE)
+        bad = rng.random(SIZE) < 0.2  # a tile's edge or a finger taken for the line
+        across[k, bad] += rng.normal(0, 6.0, bad.sum())
+    ok[3, 4:] = False  # four samples left: still fitted
+    ok[5, 3:] = False  # three: no line
+    ok[7] = False
+    got = _fit_lines(along, across, ok)
+    for k in range(SIZE + 1):
+        want = _fit_line(along[ok[k]], across[k][ok[k]])
+        if want is None:
+            assert got[k] is None
+        else:
+            assert got[k] is not None and np.allclose(got[k], want, atol=1e-9)
+    assert got[3] is not None and got[5] is None and got[7] is None
+
+
+def test_reader_grid_line_peaks_are_found_in_every_band() -> None:
+    """``_line_samples`` on a drawn grid (lines 0.3 px right of every pitch step): each line is
+    found in each band at its sub-pixel place; a blank band is not a line."""
+    pitch, margin = 18, 1
+    side = (SIZE + 2 * margin) * pitch
+    strength = np.zeros((side, side), np.float32)
+    xs = np.arange(side, dtype=np.float32)
+    for k in range(SIZE + 1):
+        x = (margin + k) * pitch + 0.3
+        strength += np.exp(-0.5 * ((xs - x) / 1.2) ** 2)[None, :]  # vertical lines: x varies
+    strength[(margin + 4) * pitch:(margin + 5) * pitch] = 0.0  # the fifth band shows no line
+    along, across, ok = _line_samples(strength, pitch, margin, 0)
+    assert np.allclose(along, (np.arange(SIZE) + margin + 0.5) * pitch)
+    assert across.shape == ok.shape == (SIZE + 1, SIZE)
+    assert not ok[:, 4].any() and ok[:, [0, 1, 2, 3] + list(range(5, SIZE))].all()
+    want = ((margin + np.arange(SIZE + 1)) * pitch + 0.3)[:, None]
+    assert np.abs(np.where(ok, across - want, 0.0)).max() < 0.05
+    along_t, across_t, ok_t = _line_samples(np.ascontiguousarray(strength.T), pitch, margin, 1)
+    assert np.array_equal(ok_t, ok) and np.allclose(across_t, across)
 
 
 def test_reader_crops_off_centre_are_the_centred_crops_moved() -> None:

@@ -564,30 +564,28 @@ def _ridges(rect: F32, axis: int) -> F32:
     return np.asarray(np.abs(blur(s1) - blur(s2)), np.float32)
 
 
-def _line_positions(strength: F32, pitch: int, margin: int, axis: int) -> list[tuple[F64, F64]]:
-    """For each of the 16 lines across ``axis`` (0: vertical lines, x varies), sample points
-    ``(along, across)`` where the line is found in each band of one square."""
+def _line_samples(strength: F32, pitch: int, margin: int, axis: int) -> tuple[F64, F64, NDArray[np.bool_]]:
+    """Where each of the 16 lines across ``axis`` (0: vertical lines, x varies) is found in each
+    band of one square: the 15 band middles ``along``, ``across`` (16, 15) where each line peaks
+    in each band (sub-pixel), and ``ok`` (16, 15) where a clear peak was found."""
     g = strength if axis == 0 else strength.T
     lo_r, hi_r = margin * pitch, (margin + SIZE) * pitch
     bands = g[lo_r:hi_r].reshape(SIZE, pitch, g.shape[1]).sum(axis=1)  # (15, side)
     half = pitch // 3
-    alongs_all = (np.arange(SIZE) + margin + 0.5) * pitch
-    out: list[tuple[F64, F64]] = []
-    for k in range(SIZE + 1):
-        expected = (margin + k) * pitch
-        lo = expected - half
-        prof = bands[:, lo:expected + half + 1]  # (15, w)
-        i = np.argmax(prof, axis=1)
-        rows = np.arange(SIZE)
-        peak = prof[rows, i]
-        base = np.median(prof, axis=1) + 1e-6
-        ok = (peak > 2.0 * base) & (i > 0) & (i < prof.shape[1] - 1)
-        ic = np.clip(i, 1, prof.shape[1] - 2)
-        y0, y2 = prof[rows, ic - 1], prof[rows, ic + 1]
-        den = y0 - 2 * peak + y2
-        d = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
-        out.append((alongs_all[ok].astype(np.float64), (lo + i + d)[ok].astype(np.float64)))
-    return out
+    alongs = ((np.arange(SIZE) + margin + 0.5) * pitch).astype(np.float64)
+    lo = (margin + np.arange(SIZE + 1)) * pitch - half  # (16,)
+    w = 2 * half + 1
+    prof = bands[:, lo[:, None] + np.arange(w)[None, :]].transpose(1, 0, 2)  # (16 lines, 15 bands, w)
+    i = np.argmax(prof, axis=2)
+    peak = np.take_along_axis(prof, i[..., None], axis=2)[..., 0]
+    base = np.median(prof, axis=2) + 1e-6
+    ok = (peak > 2.0 * base) & (i > 0) & (i < w - 1)
+    ic = np.clip(i, 1, w - 2)
+    y0 = np.take_along_axis(prof, (ic - 1)[..., None], axis=2)[..., 0]
+    y2 = np.take_along_axis(prof, (ic + 1)[..., None], axis=2)[..., 0]
+    den = y0 - 2 * peak + y2
+    d = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
+    return alongs, (lo[:, None] + i + d).astype(np.float64), np.asarray(ok, bool)
 
 
 def _fit_line(along: F64, across: F64) -> tuple[float, float] | None:
@@ -608,6 +606,32 @@ def _fit_line(along: F64, across: F64) -> tuple[float, float] | None:
         rk = np.sort(res[keep])
         keep = res < max(1.0, 2.5 * float(rk[len(rk) // 2]))
     return a, b
+
+
+def _fit_lines(along: F64, across: F64, ok: NDArray[np.bool_]) -> list[tuple[float, float] | None]:
+    """``_fit_line`` of each row of ``across`` (lines, samples) against ``along`` (samples), over
+    the samples ``ok`` marks, all lines at once."""
+    x = np.broadcast_to(along, across.shape)
+    keep = ok.copy()
+    alive = ok.sum(axis=1) >= 4
+    a = np.zeros(len(across))
+    b = np.zeros(len(across))
+    for _ in range(3):
+        cnt = keep.sum(axis=1)
+        alive &= cnt >= 4
+        n = np.maximum(cnt, 1)
+        mx = np.where(keep, x, 0.0).sum(axis=1) / n
+        my = np.where(keep, across, 0.0).sum(axis=1) / n
+        dx, dy = x - mx[:, None], across - my[:, None]
+        vx = np.where(keep, dx * dx, 0.0).sum(axis=1)
+        cov = np.where(keep, dx * dy, 0.0).sum(axis=1)
+        a = np.where(vx > 1e-9, cov / np.where(vx > 1e-9, vx, 1.0), 0.0)
+        b = my - a * mx
+        res = np.abs(across - (a[:, None] * x + b[:, None]))
+        rk = np.sort(np.where(keep, res, np.inf), axis=1)
+        mid = np.take_along_axis(rk, (cnt // 2)[:, None], axis=1)[:, 0]
+        keep = ok & (res < np.maximum(1.0, 2.5 * mid)[:, None])
+    return [(float(a[k]), float(b[k])) if alive[k] else None for k in range(len(across))]
 
 
 def _fit_curve(along: F64, across: F64) -> tuple[float, float, float] | None:
@@ -634,11 +658,13 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
     mesh: F64 | None = None
     for rnd in range(rounds):
         rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin).astype(np.float32), (3, 3), 0)
-        vert = _line_positions(_ridges(rect, 1), pitch, margin, 0)  # x = a·y + b
-        horz = _line_positions(_ridges(rect, 0), pitch, margin, 1)  # y = a·x + b
+        along_v, across_v, ok_v = _line_samples(_ridges(rect, 1), pitch, margin, 0)  # x = a·y + b
+        along_h, across_h, ok_h = _line_samples(_ridges(rect, 0), pitch, margin, 1)  # y = a·x + b
+        vert = [(along_v[ok_v[k]], across_v[k][ok_v[k]]) for k in range(SIZE + 1)]
+        horz = [(along_h[ok_h[k]], across_h[k][ok_h[k]]) for k in range(SIZE + 1)]
         last_samples = _samples_in_image(vert, horz, pitch, margin, h_units)
-        vl = [_fit_line(al, ac) for al, ac in vert]
-        hl = [_fit_line(al, ac) for al, ac in horz]
+        vl = _fit_lines(along_v, across_v, ok_v)
+        hl = _fit_lines(along_h, across_h, ok_h)
         good_v = [i for i, ln in enumerate(vl) if ln is not None]
         good_h = [i for i, ln in enumerate(hl) if ln is not None]
         found_share = (len(good_v) + len(good_h)) / (2.0 * (SIZE + 1))
@@ -666,18 +692,13 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
     return h_units, found_share, mesh, last_samples
 
 
-
-
 def _samples_in_image(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], pitch: int, margin: int,
                       h_units: F64) -> list[F64]:
-    out = []
-    for al, ac in vert:
-        u = np.stack([ac / pitch - margin, al / pitch - margin], axis=1)
-        out.append(apply_h(h_units, u) if len(u) else np.zeros((0, 2)))
-    for al, ac in horz:
-        u = np.stack([al / pitch - margin, ac / pitch - margin], axis=1)
-        out.append(apply_h(h_units, u) if len(u) else np.zeros((0, 2)))
-    return out
+    """The line samples ``(along, across)`` of the rectified board (16 vertical lines, then 16
+    horizontal) as image pixels, one (n, 2) array per line."""
+    units = [np.stack([ac, al], axis=1) for al, ac in vert] + [np.stack([al, ac], axis=1) for al, ac in horz]
+    flat = apply_h(h_units, np.concatenate(units) / pitch - margin)
+    return np.split(flat, np.cumsum([len(u) for u in units])[:-1])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -52,15 +52,15 @@ def area_matrix(src: int, dst: int) -> F32:
 
 def prepare(crops: U8, in_size: int) -> F32:
     """(n, S, S, 3) uint8 crops → (n, in_size, in_size, 3) float32, area-shrunk and standardised
-    per crop (mean 0, deviation ≈ 1)."""
+    per crop (mean 0, deviation ≈ 1). OpenCV's area resize equals the training's ``area_matrix``
+    shrink to float rounding."""
     x = crops.astype(np.float32) * np.float32(1.0 / 255.0)
-    r = area_matrix(crops.shape[1], in_size)
-    # rows then columns: (n, h, w, c) → (n, i, w, c) → (n, i, j, c)
-    x = np.einsum("ih,nhwc->niwc", r, x, optimize=True)
-    x = np.einsum("jw,niwc->nijc", r, x, optimize=True)
-    mu = x.mean(axis=(1, 2, 3), keepdims=True)
-    sd = x.std(axis=(1, 2, 3), keepdims=True)
-    return np.asarray((x - mu) / (sd + np.float32(NORM_EPS)), np.float32)
+    out = np.empty((len(x), in_size, in_size, x.shape[3]), np.float32)
+    for i in range(len(x)):
+        out[i] = cv2.resize(x[i], (in_size, in_size), interpolation=cv2.INTER_AREA)
+    mu = out.mean(axis=(1, 2, 3), keepdims=True)
+    sd = out.std(axis=(1, 2, 3), keepdims=True)
+    return np.asarray((out - mu) / (sd + np.float32(NORM_EPS)), np.float32)
 
 
 def conv3x3(x: F32, w: F32, b: F32) -> F32:

@@ -45,20 +45,38 @@ def square_crops(rect: U8, squares: Sequence[tuple[int, int]] = ALL_SQUARES, pit
 _HALF_TURN_BIN = np.array([k % BINS for k in range(2 * BINS)] + [BINS - 1], np.int32)
 
 
+#: per (side, cell): each pixel's first histogram bin, crop after crop (grown on demand)
+_CELL_INDEX: dict[tuple[int, int], NDArray[np.int32]] = {}
+
+
+def _cell_index(n: int, side: int, cell: int) -> NDArray[np.int32]:
+    """(n, side, side) index of the first histogram bin of each pixel's cell in a batch of ``n``
+    crops' concatenated histograms."""
+    have = _CELL_INDEX.get((side, cell))
+    if have is None or len(have) < n:
+        nc = side // cell
+        block = np.minimum(np.arange(side) // cell, nc - 1)
+        cell_of = (block[:, None] * nc + block[None, :]) * BINS
+        rows = max(n, 2 * SIZE * SIZE)
+        have = (np.arange(rows)[:, None, None] * (nc * nc * BINS) + cell_of[None]).astype(np.int32)
+        _CELL_INDEX[(side, cell)] = have
+    return have[:n]
+
+
 def _hog(g: F32, cell: int) -> F32:
     """Unsigned gradient-orientation histograms per ``cell``×``cell`` block (mean magnitude per
     bin), L2-normalised per crop and square-rooted; ``g`` is (n, s, s) normalised gray."""
     n, side = g.shape[0], g.shape[1]
-    gx = np.zeros_like(g)
-    gy = np.zeros_like(g)
-    gx[:, :, 1:-1] = g[:, :, 2:] - g[:, :, :-2]
-    gy[:, 1:-1, :] = g[:, 2:, :] - g[:, :-2, :]
+    gx = np.empty_like(g)
+    gy = np.empty_like(g)
+    gx[:, :, 0] = gx[:, :, -1] = 0.0
+    gy[:, 0, :] = gy[:, -1, :] = 0.0
+    np.subtract(g[:, :, 2:], g[:, :, :-2], out=gx[:, :, 1:-1])
+    np.subtract(g[:, 2:, :], g[:, :-2, :], out=gy[:, 1:-1, :])
     mag_t, ang_t = cv2.cartToPolar(gx.reshape(n * side, side), gy.reshape(n * side, side))
-    b = _HALF_TURN_BIN[(ang_t * np.float32(BINS / np.pi)).astype(np.int32)]
+    b = _HALF_TURN_BIN.take((ang_t * np.float32(BINS / np.pi)).astype(np.int32))
     nc = side // cell
-    block = np.minimum(np.arange(side) // cell, nc - 1)
-    cell_of = (block[:, None] * nc + block[None, :]) * BINS  # (side, side): first bin of each pixel's cell
-    idx = (np.arange(n)[:, None, None] * (nc * nc * BINS) + cell_of[None]).reshape(n * side, side) + b
+    idx = _cell_index(n, side, cell).reshape(n * side, side) + b
     hist = np.bincount(idx.ravel(), weights=mag_t.ravel(), minlength=n * nc * nc * BINS)
     flat = (hist * (1.0 / (cell * cell))).astype(np.float32).reshape(n, -1)
     flat /= np.linalg.norm(flat, axis=1, keepdims=True) + 1e-3

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import vision.triolet.reader as reader
-from vision.locate import SIZE, _fit_line, _fit_lines, _line_samples
+import vision.locate as locate
+from vision.locate import SIZE, _fit_line, _fit_lines, _grow_lattice, _line_samples
 from vision.triolet.classifier import EMPTY
 from vision.triolet.features import BINS, _hog, square_crops
 from vision.triolet.geometry import MARGIN, PITCH
@@ -100,6 +101,35 @@ def test_reader_grid_line_peaks_are_found_in_every_band() -> None:
     assert np.abs(np.where(ok, across - want, 0.0)).max() < 0.05
     along_t, across_t, ok_t = _line_samples(np.ascontiguousarray(strength.T), pitch, margin, 1)
     assert np.array_equal(ok_t, ok) and np.allclose(across_t, across)
+
+
+def test_reader_lattice_growth_stops_once_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A centre a quarter square off its lattice point (a tile face askew on its square) is taken
+    in and dropped again by every refit: the growth stops when an iteration changes nothing,
+    rather than going round 40 times, with the lattice and its members as before."""
+    jj, ii = np.mgrid[0:SIZE, 0:SIZE]
+    pts = np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)
+    h_true = np.array([[30.0, 2.0, 100.0], [-1.5, 28.0, 80.0], [1e-4, 2e-4, 1.0]])
+    cents = locate.apply_h(h_true, pts)
+    askew = locate.apply_h(h_true, np.array([[7.25, 7.0]]))  # a second centre by lattice point (7, 7)
+    cents = np.concatenate([cents, askew])
+    calls: list[int] = []
+    real = locate.cv2.findHomography
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(locate.cv2, "findHomography", counted)
+    grown = _grow_lattice(cents, 29.0, cents[7 * SIZE + 7])
+    assert grown is not None
+    h, ij, member = grown
+    assert member[:-1].all() and not member[-1]  # every lattice centre, not the askew one
+    assert len(ij) == SIZE * SIZE
+    got = locate.apply_h(h, ij.astype(np.float64))  # the lattice's points, labelled from the seed
+    nearest = np.hypot(*(got[:, None] - cents[None, :-1]).transpose(2, 0, 1)).min(axis=1)
+    assert nearest.max() < 0.5  # px, squares 30 px (the refit that drops the askew centre still counts it)
+    assert len(calls) < 15
 
 
 def test_reader_crops_off_centre_are_the_centred_crops_moved() -> None:

@@ -376,6 +376,7 @@ def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[n
     ij = np.zeros((len(cents), 2), np.int64)
     kernel = np.ones((5, 5), np.uint8)
     for _ in range(40):
+        before = (member.copy(), h)
         if not np.all(np.isfinite(h)) or abs(float(np.linalg.det(h))) < 1e-6 * cell_px * cell_px:
             return fail  # degenerate steps, or a refit on centres nearly in one line: no lattice
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -407,6 +408,8 @@ def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[n
                     h = np.asarray(hm, np.float64)
                     err = np.hypot(*(apply_h(h, src) - cents[member]).T)
                     member[np.where(member)[0][err > 0.2 * cell_px]] = False
+        if np.array_equal(member, before[0]) and np.array_equal(h, before[1]):
+            break  # the centres it adds are dropped again by the refit: nothing more will change
     if member.sum() < 12:
         return fail[0], fail[1], fail[2] | member
     # one code per lattice point (duplicates: tile face and square both seen)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import vision.triolet.reader as reader
 import vision.locate as locate
+import vision.triolet.reader as reader
 from vision.locate import SIZE, _fit_line, _fit_lines, _grow_lattice, _line_samples
 from vision.triolet.classifier import EMPTY
 from vision.triolet.features import BINS, _hog, square_crops

@@ -13,6 +13,9 @@ camera, board pose and style; the profile is made from one picture of the empty 
 light and hands) are read without and with it, and one picture after the board was nudged shows the
 re-validation falling back to the search. ``--calibration truth`` gives the reader the renderer's
 true corners and intrinsics on the usual rows.
+
+``--against DIR`` times this reader against another checkout's on the same frames, paired per
+frame (``read_paired``).
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows to run")
     p.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     p.add_argument("--errors", action="store_true", help="list every misread square on stderr")
+    p.add_argument("--against", metavar="DIR", default=None,
+                   help="time this reader against another checkout's (git worktree add DIR COMMIT) on the same "
+                        "frames, paired per frame, and count the frames both read the same (Triolet)")
     p.add_argument("--difficulties", default="easy,normal,hard",
                    help="trigon and tile games only: difficulties to split --frames over")
     p.add_argument("--render-timeout", type=float, default=30.0,
@@ -127,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         raise CliError(f"--size {args.size}: expected WxH, e.g. 1280x720") from None
+    if args.against is not None and args.calibration:
+        raise CliError("--against times the searching reader: it does not combine with --calibration")
     if args.calibration == "profile":
         return run_profile_bench(args, (w, h))
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
@@ -135,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--rows: unknown row {r!r} (choose from {', '.join(ROWS)})")
     if args.frames < 1:
         raise CliError("--frames must be at least 1")
+    if args.against is not None:
+        from .read_paired import run_paired
+
+        return run_paired(args, (w, h), rows, ROWS)
     table = []
     why: list[list[Any]] = []
     crashed: list[int] = []

@@ -1,0 +1,165 @@
+"""``companion bench read --game triolet --against DIR`` — this checkout's Triolet reader against
+another checkout's (``DIR``: a clone, or ``git worktree add DIR COMMIT``) on the same rendered
+frames, with the CPU time paired frame by frame.
+
+A shared machine's speed drifts within minutes, so two runs minutes apart cannot be compared; here
+two worker processes (one per checkout, one core and one BLAS thread each) read every frame in
+the order A B B A, and the table gives each reader's median CPU ms, the ratio (median over frames
+of this reader's time over the other's), and on how many frames both read exactly the same squares
+(a change meant to save time only must keep that at 100 %).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ..cli.common import CliError
+from .table import format_table
+
+#: The reader run by each worker: reads a frame file named on stdin, answers one JSON line (CPU ms
+#: and the squares read) on stdout. Only ``vision.triolet.reader.read_triolet`` and
+#: ``vision.locate.BoardNotLocatedError`` are assumed, so older checkouts work too.
+WORKER = """
+import json, sys, time
+import cv2, numpy as np
+cv2.setNumThreads(1)
+from vision.locate import BoardNotLocatedError
+from vision.triolet.reader import read_triolet
+print("ready", flush=True)
+for line in sys.stdin:
+    image = np.load(line.strip())
+    t = time.process_time()
+    try:
+        cells = sorted([c.square, c.value, bool(c.wild)] for c in read_triolet(image).cells)
+    except BoardNotLocatedError:
+        cells = None
+    print(json.dumps({"ms": (time.process_time() - t) * 1e3, "cells": cells}), flush=True)
+"""
+
+
+class _Worker:
+    """One checkout's reader in its own process."""
+
+    def __init__(self, root: Path, label: str, err: IO[str]) -> None:
+        env = dict(os.environ, PYTHONPATH=str(root), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                   MKL_NUM_THREADS="1")
+        self.label = label
+        self.err = err
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True, env=env, cwd=tempfile.gettempdir())
+        if self._line() != "ready":
+            raise self._failed("did not start")
+
+    def _line(self) -> str:
+        assert self.proc.stdout is not None
+        return self.proc.stdout.readline().strip()
+
+    def _failed(self, what: str) -> CliError:
+        self.err.seek(0)
+        tail = self.err.read().strip().splitlines()[-3:]
+        return CliError(f"{self.label}: the reader {what}" + (": " + " / ".join(tail) if tail else ""), 1)
+
+    def read(self, frame_file: str) -> dict[str, Any]:
+        """CPU ms and squares read of one frame file."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(frame_file + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise self._failed("stopped") from None
+        line = self._line()
+        if not line:
+            raise self._failed("stopped")
+        out: dict[str, Any] = json.loads(line)
+        return out
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def checkout_root(path: str) -> Path:
+    """The folder holding a checkout's ``vision`` package, or a ``CliError`` saying what is missing."""
+    root = Path(path).expanduser().resolve()
+    if not (root / "vision" / "triolet" / "reader.py").is_file():
+        raise CliError(f"--against {path}: no Triolet reader there (expected vision/triolet/reader.py in a checkout; "
+                       "make one with: git worktree add DIR COMMIT)")
+    return root
+
+
+def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str], all_rows: tuple[str, ...]) -> int:
+    """Render ``args.frames`` frames per row and read each with both checkouts; print the table."""
+    import vision
+
+    other = checkout_root(args.against)
+    here = Path(vision.__file__).resolve().parent.parent
+    table: list[list[Any]] = []
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile("w+") as err_here, \
+            tempfile.TemporaryFile("w+") as err_other:
+        workers = [_Worker(here, "this checkout", err_here)]
+        try:
+            workers.append(_Worker(other, f"--against {args.against}", err_other))
+            frame_file = str(Path(tmp) / "frame.npy")
+            for ri, row in enumerate(all_rows):
+                if row in rows:
+                    table.append(_paired_row(args, size, row, args.seed + ri * 100_000, workers, frame_file))
+        finally:
+            for w in workers:
+                w.close()
+    print(format_table(["row", "frames", "cpu ms (this)", "cpu ms (--against)", "ratio this/against",
+                        "same reading"], table,
+                       title=f"companion bench read --game triolet --against {args.against} "
+                             f"({size[0]}x{size[1]}, one core each, paired per frame A B B A)"))
+    return 0
+
+
+def _paired_row(args: argparse.Namespace, size: tuple[int, int], row: str, first_seed: int,
+                workers: list[_Worker], frame_file: str) -> list[Any]:
+    """One row of the table: ``args.frames`` frames from ``first_seed`` on, each read by both
+    workers in the order A B B A (the first frame read once more before, untimed: models loaded)."""
+    from vision.render import random_frame
+    from vision.triolet.holdout import held_out_pool, training_pool
+
+    from .read import render_with_timeout
+
+    diff = "normal" if row == "held-out" else row
+    pool = held_out_pool() if row == "held-out" else training_pool()
+    ms: list[list[float]] = [[], []]
+    same = skipped = 0
+    for i in range(args.frames):
+        fr = render_with_timeout(args.render_timeout, random_frame, "triolet", first_seed + i, diff, pool=pool,
+                                 size=size)
+        if fr is None:
+            skipped += 1
+            continue
+        np.save(frame_file, fr.image)
+        if i == 0:
+            for w in workers:
+                w.read(frame_file)
+        got: list[list[dict[str, Any]]] = [[], []]
+        for k in (0, 1, 1, 0):
+            got[k].append(workers[k].read(frame_file))
+        for k in (0, 1):
+            ms[k].append(sum(g["ms"] for g in got[k]) / 2.0)
+        same += int(got[0][0]["cells"] == got[1][0]["cells"])
+        print(f"\r{row}: {i + 1}/{args.frames} frames", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    n = len(ms[0])
+    frames = n if not skipped else f"{n} (+{skipped} skipped)"
+    if not n:
+        return [row, frames, "-", "-", "-", "-"]
+    ratio = float(np.median(np.array(ms[0]) / np.maximum(np.array(ms[1]), 1e-9)))
+    return [row, frames, float(np.median(ms[0])), float(np.median(ms[1])), round(ratio, 3), f"{same}/{n}"]

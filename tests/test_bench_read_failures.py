@@ -34,6 +34,11 @@ def test_bench_read_counts_a_reader_failure_and_goes_on(monkeypatch: pytest.Monk
     assert row.split()[2] in ("50.00", "0.00")  # the failed frame is not located
     causes = [line for line in out.splitlines() if line.startswith("normal")][1].split()
     assert int(causes[1]) >= 1 and int(causes[2]) >= 1  # imperfect, and first of all not located
+    stages = [line for line in out.splitlines() if line.startswith("normal")][2].split()
+    assert stages[1] == "1"  # per-stage times of the one board read
+    locate, rectify, feats, classify, consistency, total = (float(v) for v in stages[2:])
+    assert min(locate, rectify, feats, classify, consistency) > 0.0
+    assert locate + rectify + feats + classify + consistency <= total + 0.5
 
 
 def test_cli_reports_an_internal_error_in_one_line(monkeypatch: pytest.MonkeyPatch,

@@ -33,6 +33,8 @@ from ..cli.common import CliError
 from .table import format_table
 
 ROWS = ("easy", "normal", "hard", "held-out", "steep")
+#: The reader's stages timed in ``TrioletReading.timings_ms`` (wall ms), as the stage table lists them.
+STAGES = ("locate", "rectify", "features", "classify", "consistency", "total")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -149,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         return run_paired(args, (w, h), rows, ROWS)
     table = []
     why: list[list[Any]] = []
+    stages: list[list[Any]] = []
     crashed: list[int] = []
     for ri, row in enumerate(ROWS):
         if row not in rows:
@@ -160,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         clear = clear_perfect = 0
         walls: list[float] = []
         cpus: list[float] = []
+        stage_ms: dict[str, list[float]] = {k: [] for k in STAGES}
         corner_errs: list[float] = []
         i = 0
         n = 0
@@ -185,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
             walls.append((time.perf_counter() - t0) * 1e3)
             cpus.append((time.process_time() - c0) * 1e3)
+            if reading is not None:
+                for k in STAGES:
+                    stage_ms[k].append(float(reading.timings_ms.get(k, float("nan"))))
             fs = score_frame(reading, fr.labels, fr.masks.get("occluders"))
             if fs.located:
                 located += 1
@@ -211,6 +218,8 @@ def run(args: argparse.Namespace) -> int:
                 if not fs.located:
                     print(f"{row} seed {seed}: board not located (corner error {fs.corner_err_px:.1f}px)",
                           file=sys.stderr)
+        stages.append([row, len(stage_ms["total"]),
+                       *(float(np.median(stage_ms[k])) if stage_ms[k] else "-" for k in STAGES)])
         why.append([row, n - perfect, *(causes[c] for c in CAUSES),
                     f"{100.0 * clear_perfect / clear:.2f} ({clear})" if clear else "-"])
         table.append([
@@ -228,6 +237,11 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(format_table(["row", "imperfect", *CAUSES, "perfect % no hand over board (frames)"], why,
                        title="boards not read perfectly, by first cause (vision/triolet/evaluate.py CAUSES)"))
+    print()
+    print(format_table(["row", "boards found", *(f"{k} ms" for k in STAGES)], stages,
+                       title="median wall ms per stage over the boards the reader found "
+                             "(TrioletReading.timings_ms; classify: the nets, the closer look, hands, "
+                             "blank and covered tiles)"))
     if crashed:
         print(f"the reader failed on {len(crashed)} frame(s), counted as not located (a bug): seeds "
               f"{', '.join(map(str, crashed))}")

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import vision.locate as locate
+import vision.triolet.features as features_module
 import vision.triolet.reader as reader
 from vision.locate import SIZE, _fit_line, _fit_lines, _grow_lattice, _line_samples
 from vision.triolet.classifier import EMPTY
@@ -47,15 +48,20 @@ def test_reader_hog_matches_the_textbook_histogram(cell: int) -> None:
     assert np.allclose(fast.sum(axis=1), ref.sum(axis=1), rtol=2e-2)
 
 
-def test_reader_hog_of_a_batch_is_each_crops_own() -> None:
+def test_reader_hog_of_a_batch_is_each_crops_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """A crop's histograms do not depend on the batch it is read in, however large (the cached
-    cell index grows past a board's two reads of 225 crops)."""
+    cell index grows past a board's two reads of 225 crops; a batch larger than it keeps is
+    indexed all the same)."""
     rng = np.random.default_rng(4)
     g = rng.normal(size=(2 * 225 + 7, 40, 40)).astype(np.float32)
     whole = _hog(g, 5)
     for k in (0, 1, 300, len(g) - 1):
         assert np.array_equal(whole[k], _hog(g[k:k + 1], 5)[0])
     assert np.array_equal(_hog(g[:3], 5), whole[:3])
+    monkeypatch.setattr(features_module, "CELL_INDEX_KEEP", 100)  # a batch too big to keep its index
+    monkeypatch.setattr(features_module, "_CELL_INDEX", {})
+    assert np.array_equal(_hog(g, 5), whole)
+    assert features_module._CELL_INDEX == {}
 
 
 def test_reader_grid_lines_fitted_at_once_are_each_lines_own_fit() -> None:

@@ -47,9 +47,12 @@ _HALF_TURN_BIN = np.array([k % BINS for k in range(2 * BINS)] + [BINS - 1], np.i
 
 #: per (side, cell): each pixel's first histogram bin, crop after crop (grown on demand)
 _CELL_INDEX: dict[tuple[int, int], NDArray[np.int32]] = {}
+#: batches up to this many crops use the kept index (a board's reads: 225 crops at a time; the
+#: training script's chunks: 2,048); larger ones build their own
+CELL_INDEX_KEEP = 4096
 
 
-def _cell_index(n: int, side: int, cell: int) -> NDArray[np.int32]:
+def _cell_index(n: int, side: int, cell: int) -> NDArray[np.integer]:
     """(n, side, side) index of the first histogram bin of each pixel's cell in a batch of ``n``
     crops' concatenated histograms."""
     have = _CELL_INDEX.get((side, cell))
@@ -58,7 +61,10 @@ def _cell_index(n: int, side: int, cell: int) -> NDArray[np.int32]:
         block = np.minimum(np.arange(side) // cell, nc - 1)
         cell_of = (block[:, None] * nc + block[None, :]) * BINS
         rows = max(n, 2 * SIZE * SIZE)
-        have = (np.arange(rows)[:, None, None] * (nc * nc * BINS) + cell_of[None]).astype(np.int32)
+        built = np.asarray(np.arange(rows, dtype=np.int64)[:, None, None] * (nc * nc * BINS) + cell_of[None], np.int64)
+        if n > CELL_INDEX_KEEP:
+            return built[:n]
+        have = built.astype(np.int32)
         _CELL_INDEX[(side, cell)] = have
     return have[:n]
 

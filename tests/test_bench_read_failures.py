@@ -39,6 +39,7 @@ def test_bench_read_counts_a_reader_failure_and_goes_on(monkeypatch: pytest.Monk
     locate, rectify, feats, classify, consistency, total = (float(v) for v in stages[2:])
     assert min(locate, rectify, feats, classify, consistency) > 0.0
     assert locate + rectify + feats + classify + consistency <= total + 0.5
+    assert any(line.startswith("machine: ") and "CPUs" in line and "OpenCV" in line for line in out.splitlines())
 
 
 def test_cli_reports_an_internal_error_in_one_line(monkeypatch: pytest.MonkeyPatch,

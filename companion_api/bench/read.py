@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..cli.common import CliError
-from .table import format_table
+from .table import format_table, machine_line
 
 ROWS = ("easy", "normal", "hard", "held-out", "steep")
 #: The reader's stages timed in ``TrioletReading.timings_ms`` (wall ms), as the stage table lists them.
@@ -242,6 +242,7 @@ def run(args: argparse.Namespace) -> int:
                        title="median wall ms per stage over the boards the reader found "
                              "(TrioletReading.timings_ms; classify: the nets, the closer look, hands, "
                              "blank and covered tiles)"))
+    print(machine_line())
     if crashed:
         print(f"the reader failed on {len(crashed)} frame(s), counted as not located (a bug): seeds "
               f"{', '.join(map(str, crashed))}")

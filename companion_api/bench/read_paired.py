@@ -23,7 +23,7 @@ from typing import IO, Any
 import numpy as np
 
 from ..cli.common import CliError
-from .table import format_table
+from .table import format_table, machine_line
 
 #: The reader run by each worker: reads a frame file named on stdin, answers one JSON line (CPU ms
 #: and the squares read) on stdout. Only ``vision.triolet.reader.read_triolet`` and
@@ -123,6 +123,7 @@ def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str],
                         "same reading"], table,
                        title=f"companion bench read --game triolet --against {args.against} "
                              f"({size[0]}x{size[1]}, one core each, paired per frame A B B A)"))
+    print(machine_line())
     return 0
 
 

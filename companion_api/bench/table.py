@@ -32,3 +32,32 @@ def _fmt(v: Any) -> str:
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
+
+
+def machine_line() -> str:
+    """One line naming the machine a benchmark ran on (CPU model and count, Python, NumPy, OpenCV):
+    timings only compare on one machine, so every table should say which."""
+    import os
+    import platform
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    cpu = cpu or platform.processor() or platform.machine() or "unknown CPU"
+    parts = [f"machine: {cpu} ({os.cpu_count() or '?'} CPUs)", f"Python {platform.python_version()}"]
+    try:
+        import numpy
+
+        parts.append(f"NumPy {numpy.__version__}")
+    except ImportError:
+        pass
+    try:
+        import cv2
+
+        parts.append(f"OpenCV {cv2.__version__}")
+    except ImportError:
+        pass
+    return ", ".join(parts)

@@ -593,27 +593,14 @@ def _line_samples(strength: F32, pitch: int, margin: int, axis: int) -> tuple[F6
 
 def _fit_line(along: F64, across: F64) -> tuple[float, float] | None:
     """Robust ``across = a·along + b`` (least squares with two rounds of residual trimming)."""
-    if len(along) < 4:
-        return None
-    keep = np.ones(len(along), bool)
-    a, b = 0.0, 0.0
-    for _ in range(3):
-        if keep.sum() < 4:
-            return None
-        x, y = along[keep], across[keep]
-        mx, my = x.mean(), y.mean()
-        vx = float(((x - mx) ** 2).sum())
-        a = float(((x - mx) * (y - my)).sum()) / vx if vx > 1e-9 else 0.0
-        b = float(my - a * mx)
-        res = np.abs(across - (a * along + b))
-        rk = np.sort(res[keep])
-        keep = res < max(1.0, 2.5 * float(rk[len(rk) // 2]))
-    return a, b
+    return _fit_lines(along, across[None, :], np.ones((1, len(along)), bool))[0]
 
 
 def _fit_lines(along: F64, across: F64, ok: NDArray[np.bool_]) -> list[tuple[float, float] | None]:
-    """``_fit_line`` of each row of ``across`` (lines, samples) against ``along`` (samples), over
-    the samples ``ok`` marks, all lines at once."""
+    """Robust ``across = a·along + b`` for each row of ``across`` (lines, samples) against
+    ``along`` (samples), over the samples ``ok`` marks, all lines at once: least squares, then two
+    rounds keeping the samples within 2.5 × the median residual (at least 1 px); ``None`` for a
+    line with fewer than four samples kept."""
     x = np.broadcast_to(along, across.shape)
     keep = ok.copy()
     alive = ok.sum(axis=1) >= 4
@@ -655,17 +642,17 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
     """Refined units→image homography, the share of grid lines found (0–1), the 16×16 grid
     crossings from gently curved line fits (``None`` unless ``USE_MESH``), and the line samples
     of the last round in image pixels (16 vertical lines, then 16 horizontal)."""
-    last_samples: list[F64] = []
     pitch, margin = REFINE_PITCH, 1
     found_share = 0.0
     mesh: F64 | None = None
+    last_round: tuple[list[tuple[F64, F64]], list[tuple[F64, F64]], F64] | None = None  # its lines and frame
     for rnd in range(rounds):
         rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin).astype(np.float32), (3, 3), 0)
         along_v, across_v, ok_v = _line_samples(_ridges(rect, 1), pitch, margin, 0)  # x = a·y + b
         along_h, across_h, ok_h = _line_samples(_ridges(rect, 0), pitch, margin, 1)  # y = a·x + b
         vert = [(along_v[ok_v[k]], across_v[k][ok_v[k]]) for k in range(SIZE + 1)]
         horz = [(along_h[ok_h[k]], across_h[k][ok_h[k]]) for k in range(SIZE + 1)]
-        last_samples = _samples_in_image(vert, horz, pitch, margin, h_units)
+        last_round = (vert, horz, h_units)
         vl = _fit_lines(along_v, across_v, ok_v)
         hl = _fit_lines(along_h, across_h, ok_h)
         good_v = [i for i, ln in enumerate(vl) if ln is not None]
@@ -692,7 +679,10 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
         if rnd == rounds - 1 and USE_MESH:
             mesh = _mesh(vert, horz, vl, hl, pitch, margin, h_units)
         h_units = h_units @ hm
-    return h_units, found_share, mesh, last_samples
+    if last_round is None:
+        return h_units, found_share, mesh, []
+    vert, horz, h_seen = last_round
+    return h_units, found_share, mesh, _samples_in_image(vert, horz, pitch, margin, h_seen)
 
 
 def _samples_in_image(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], pitch: int, margin: int,

@@ -35,6 +35,18 @@ from .table import format_table, machine_line
 ROWS = ("easy", "normal", "hard", "held-out", "steep")
 #: The reader's stages timed in ``TrioletReading.timings_ms`` (wall ms), as the stage table lists them.
 STAGES = ("locate", "rectify", "features", "classify", "consistency", "total")
+#: Row k's frames use seeds ``--seed + k·ROW_SEED_STEP`` on.
+ROW_SEED_STEP = 100_000
+
+
+def row_style(row: str) -> tuple[str, Any]:
+    """The difficulty and the style pool a row's frames are rendered with (``held-out``: normal
+    difficulty, held-out styles only; the others: their difficulty, training styles)."""
+    from vision.triolet.holdout import held_out_pool, training_pool
+
+    if row == "held-out":
+        return "normal", held_out_pool()
+    return row, training_pool()
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -127,7 +139,6 @@ def run(args: argparse.Namespace) -> int:
     from vision.locate import BoardNotLocatedError
     from vision.render import random_frame
     from vision.triolet.evaluate import CAUSES, score_frame
-    from vision.triolet.holdout import held_out_pool, training_pool
     from vision.triolet.reader import read_triolet
 
     cv2.setNumThreads(1)
@@ -148,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     if args.against is not None:
         from .read_paired import run_paired
 
-        return run_paired(args, (w, h), rows, ROWS)
+        return run_paired(args, (w, h), rows)
     table = []
     why: list[list[Any]] = []
     stages: list[list[Any]] = []
@@ -156,8 +167,7 @@ def run(args: argparse.Namespace) -> int:
     for ri, row in enumerate(ROWS):
         if row not in rows:
             continue
-        diff = "normal" if row == "held-out" else row
-        pool = held_out_pool() if row == "held-out" else training_pool()
+        diff, pool = row_style(row)
         located = squares = correct = perfect = errors = flagged = skipped = strict = guesses = 0
         causes: Counter[str] = Counter()
         clear = clear_perfect = 0
@@ -168,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         i = 0
         n = 0
         while n < args.frames:
-            seed = args.seed + ri * 100_000 + i
+            seed = args.seed + ri * ROW_SEED_STEP + i
             i += 1
             fr = render_with_timeout(args.render_timeout, random_frame, "triolet", seed, diff, pool=pool, size=(w, h))
             if fr is None:

@@ -100,9 +100,11 @@ def checkout_root(path: str) -> Path:
     return root
 
 
-def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str], all_rows: tuple[str, ...]) -> int:
+def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str]) -> int:
     """Render ``args.frames`` frames per row and read each with both checkouts; print the table."""
     import vision
+
+    from .read import ROW_SEED_STEP, ROWS
 
     other = checkout_root(args.against)
     here = Path(vision.__file__).resolve().parent.parent
@@ -113,9 +115,10 @@ def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str],
         try:
             workers.append(_Worker(other, f"--against {args.against}", err_other))
             frame_file = str(Path(tmp) / "frame.npy")
-            for ri, row in enumerate(all_rows):
+            for ri, row in enumerate(ROWS):
                 if row in rows:
-                    table.append(_paired_row(args, size, row, args.seed + ri * 100_000, workers, frame_file))
+                    table.append(_paired_row(args, size, row, args.seed + ri * ROW_SEED_STEP, workers, frame_file,
+                                             warm_up=not table))
         finally:
             for w in workers:
                 w.close()
@@ -128,16 +131,15 @@ def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str],
 
 
 def _paired_row(args: argparse.Namespace, size: tuple[int, int], row: str, first_seed: int,
-                workers: list[_Worker], frame_file: str) -> list[Any]:
+                workers: list[_Worker], frame_file: str, warm_up: bool) -> list[Any]:
     """One row of the table: ``args.frames`` frames from ``first_seed`` on, each read by both
-    workers in the order A B B A (the first frame read once more before, untimed: models loaded)."""
+    workers in the order A B B A; with ``warm_up`` the first frame is read once before, untimed
+    (models loaded, tables built)."""
     from vision.render import random_frame
-    from vision.triolet.holdout import held_out_pool, training_pool
 
-    from .read import render_with_timeout
+    from .read import render_with_timeout, row_style
 
-    diff = "normal" if row == "held-out" else row
-    pool = held_out_pool() if row == "held-out" else training_pool()
+    diff, pool = row_style(row)
     ms: list[list[float]] = [[], []]
     same = skipped = 0
     for i in range(args.frames):
@@ -147,9 +149,10 @@ def _paired_row(args: argparse.Namespace, size: tuple[int, int], row: str, first
             skipped += 1
             continue
         np.save(frame_file, fr.image)
-        if i == 0:
+        if warm_up:
             for w in workers:
                 w.read(frame_file)
+            warm_up = False
         got: list[list[dict[str, Any]]] = [[], []]
         for k in (0, 1, 1, 0):
             got[k].append(workers[k].read(frame_file))

@@ -1,8 +1,10 @@
-"""The square CNN (``vision.triolet.cnn``): numpy inference, the same net run by OpenCV's DNN
-module, its agreement with torch, and tiles read from a rendered frame in every quarter turn
+"""The square CNN (``vision.triolet.cnn``): numpy inference, the same net run by ONNX Runtime and
+by OpenCV's DNN module, its agreement with torch, and tiles read from a rendered frame in every quarter turn
 (T-B3: a 6 is not a 9 however it lies)."""
 
 from __future__ import annotations
+
+import sys
 
 import cv2
 import numpy as np
@@ -102,13 +104,15 @@ def test_reader_cnn_reads_rendered_tiles_in_every_turn_t_b3() -> None:
         assert list(pred) == ys, k
 
 
+@pytest.mark.parametrize("runtime", ["onnxruntime", "cv2.dnn"])
 @pytest.mark.parametrize("path", [CNN_PATH, SECOND_CNN_PATH])
-def test_reader_cnn_dnn_equals_numpy(path: object) -> None:
-    """The net written as ONNX and run by ``cv2.dnn`` gives the numpy net's logits, in batches of
-    any size (one crop, a few, more than one chunk)."""
+def test_reader_cnn_runtimes_equal_numpy(path: object, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The net written as ONNX and run by ONNX Runtime or ``cv2.dnn`` gives the numpy net's logits,
+    in batches of any size (one crop, a few, more than one chunk)."""
     with np.load(str(path)) as d:
         net = cnn_from_arrays({k: d[k] for k in d.files})
-    assert net._net() is not False, "cv2.dnn could not load the ONNX net"
+    assert net.runner(runtime) is not None, f"{runtime} could not load the ONNX net"
+    monkeypatch.setattr(cnn_module, "RUNTIME", runtime)
     crops, _ = _frame_crops()
     rng = np.random.default_rng(13)
     crops = np.concatenate([crops, rng.integers(0, 256, (140, 56, 56, 3), dtype=np.uint8)])
@@ -120,18 +124,39 @@ def test_reader_cnn_dnn_equals_numpy(path: object) -> None:
         assert (got.argmax(axis=1) == want[:n].argmax(axis=1)).all()
 
 
-def test_reader_cnn_falls_back_to_numpy_when_opencv_cannot_load_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_cnn_prefers_onnxruntime() -> None:
+    """With ``RUNTIME = "auto"`` the installed ONNX Runtime (a dependency) runs the net."""
+    assert cnn_module.RUNTIME == "auto"
+    assert load_cnn().runtime() == "onnxruntime"
+
+
+def test_reader_cnn_falls_back_to_dnn_then_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ONNX Runtime the net runs in ``cv2.dnn``; where OpenCV cannot load it either, in numpy,
+    with the same readings."""
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails
+    with np.load(CNN_PATH) as d:
+        net = cnn_from_arrays({k: d[k] for k in d.files})
+    crops, ys = _frame_crops()
+    assert net.runner("onnxruntime") is None
+    assert net.runtime() == "cv2.dnn"
+    assert list(net.proba(crops).argmax(axis=1)) == ys
+
     def refuse(_buffer: object) -> None:
         raise cv2.error("no ONNX importer")
 
     monkeypatch.setattr(cv2.dnn, "readNetFromONNX", refuse)
-    with np.load(CNN_PATH) as d:
-        net = cnn_from_arrays({k: d[k] for k in d.files})
-    crops, ys = _frame_crops()
-    assert net._net() is False
+    net = cnn_from_arrays({k: np.asarray(v) for k, v in np.load(CNN_PATH).items()})
+    assert net.runner("cv2.dnn") is None
+    assert net.runtime() == "numpy"
     assert list(net.proba(crops).argmax(axis=1)) == ys
-    monkeypatch.setattr(cnn_module, "USE_DNN", False)
-    assert np.array_equal(load_cnn().logits(crops), load_cnn().numpy_logits(prepare(crops, load_cnn().in_size)))
+    assert np.array_equal(net.logits(crops), net.numpy_logits(prepare(crops, net.in_size)))
+
+
+def test_reader_cnn_unknown_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cnn_module, "RUNTIME", "tensorrt")
+    net = cnn_from_arrays({k: np.asarray(v) for k, v in np.load(CNN_PATH).items()})
+    with pytest.raises(ValueError, match="unknown CNN runtime 'tensorrt'"):
+        net.logits(_frame_crops()[0][:1])
 
 
 def test_reader_cnn_numpy_equals_torch() -> None:

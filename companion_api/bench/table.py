@@ -35,7 +35,7 @@ def _fmt(v: Any) -> str:
 
 
 def machine_line() -> str:
-    """One line naming the machine a benchmark ran on (CPU model and count, Python, NumPy, OpenCV):
+    """One line naming the machine a benchmark ran on (CPU model and count, Python, NumPy, OpenCV, ONNX Runtime):
     timings only compare on one machine, so every table should say which."""
     import os
     import platform
@@ -60,4 +60,10 @@ def machine_line() -> str:
         parts.append(f"OpenCV {cv2.__version__}")
     except ImportError:
         pass
+    try:
+        import onnxruntime
+
+        parts.append(f"ONNX Runtime {onnxruntime.__version__}")
+    except ImportError:
+        parts.append("no ONNX Runtime")
     return ", ".join(parts)

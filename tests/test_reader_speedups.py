@@ -226,3 +226,128 @@ def test_reader_closer_look_reads_a_sure_tiles_shifted_crops_by_the_cnn(monkeypa
     assert int(np.argmax(probs[0])) == 5
     assert probs[0, EMPTY] < 0.5
     assert int(np.argmax(probs[1])) == EMPTY
+
+
+def _blurred_noise(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    import cv2
+
+    return np.asarray(cv2.GaussianBlur(rng.integers(0, 256, shape, np.uint8), (5, 5), 1.5), np.uint8)
+
+
+@pytest.mark.parametrize("pitch", [16, 24, 40])
+def test_reader_square_colours_and_sides_by_integer_sums_equal_pixel_means(pitch: int) -> None:
+    """``cell_colours`` and ``square_sides`` (integer sums) give exactly the float32 pixel means
+    and band distances of the straightforward loops."""
+    import cv2
+
+    rng = np.random.default_rng(pitch)
+    bgr = _blurred_noise(rng, (7 * pitch + 5, 9 * pitch + 3, 3))
+    n_r, n_c = bgr.shape[0] // pitch, bgr.shape[1] // pitch
+    lab = cv2.cvtColor(np.ascontiguousarray(bgr[:n_r * pitch, :n_c * pitch]), cv2.COLOR_BGR2LAB).astype(np.float32)
+    c, q = pitch // 4, pitch // 4
+    ref_cells = np.array([[lab[r * pitch + c:(r + 1) * pitch - c, k * pitch + c:(k + 1) * pitch - c].reshape(-1, 3)
+                           .mean(axis=0) for k in range(n_c)] for r in range(n_r)], np.float32)
+    cells = locate.cell_colours(bgr, pitch)
+    assert np.array_equal(cells, ref_cells)
+    sides = locate.square_sides(bgr, pitch, cells)
+    for r in range(n_r):
+        for k in range(n_c - 1):  # the side between (r, k) and (r, k + 1)
+            ref = (cells[r, k] + cells[r, k + 1]) / 2.0
+            bands = [lab[r * pitch + q:(r + 1) * pitch - q, (k + 1) * pitch + off] for off in (-2, -1, 0, 1)]
+            want = max(float(np.linalg.norm(band.mean(axis=0) - ref)) for band in bands)
+            assert sides[r, k, 1] == sides[r, k + 1, 0] == pytest.approx(want, abs=1e-4)
+    for r in range(n_r - 1):
+        for k in range(n_c):
+            ref = (cells[r, k] + cells[r + 1, k]) / 2.0
+            bands = [lab[(r + 1) * pitch + off, k * pitch + q:(k + 1) * pitch - q] for off in (-2, -1, 0, 1)]
+            want = max(float(np.linalg.norm(band.mean(axis=0) - ref)) for band in bands)
+            assert sides[r, k, 3] == sides[r + 1, k, 2] == pytest.approx(want, abs=1e-4)
+    assert np.isnan(sides[:, 0, 0]).all() and np.isnan(sides[0, :, 2]).all()
+
+
+def test_reader_crop_colour_features_equal_pixel_statistics() -> None:
+    """The colour part of ``features`` (exact sums, ``meanStdDev``) equals numpy's float means
+    and deviations of each crop's CIELAB pixels."""
+    import cv2
+
+    rng = np.random.default_rng(21)
+    crops = _blurred_noise(rng, (9 * features_module.CROP, features_module.CROP, 3)).reshape(
+        9, features_module.CROP, features_module.CROP, 3)
+    got = features_module.features(crops)[:, -10:-1]
+    n, s = len(crops), features_module.CROP
+    lab = cv2.cvtColor(crops.reshape(n * s, s, 3), cv2.COLOR_BGR2LAB).reshape(n, s, s, 3).astype(np.float64)
+    q = s // 3
+    centre = lab[:, q:2 * q, q:2 * q].reshape(n, -1, 3)
+    want = np.concatenate([centre.mean(axis=1) / 64.0 - 2.0, lab.reshape(n, -1, 3).mean(axis=1) / 64.0 - 2.0,
+                           centre.std(axis=1) / 32.0], axis=1)
+    assert np.allclose(got, want, atol=1e-5)
+
+
+def test_reader_board_lab_is_scaled_cielab() -> None:
+    import cv2
+
+    from vision.triolet.blank_tiles import board_lab
+
+    rng = np.random.default_rng(22)
+    rect = _blurred_noise(rng, (17 * PITCH, 17 * PITCH, 3))
+    o = round(MARGIN * PITCH)
+    lab = cv2.cvtColor(np.ascontiguousarray(rect[o:o + SIZE * PITCH, o:o + SIZE * PITCH]), cv2.COLOR_BGR2LAB)
+    want = lab.astype(np.float32)
+    want[..., 0] *= 100.0 / 255.0
+    want[..., 1:] -= 128.0
+    got = board_lab(rect)
+    assert got.dtype == np.float32 and np.array_equal(got, want)
+
+
+def _occluded_reference(lab: np.ndarray, probs: np.ndarray, face: np.ndarray) -> np.ndarray:
+    """The occluded-tile test square by square (the loop before stop 23)."""
+    import cv2
+
+    from vision.triolet.blank_tiles import CORE_TRIM
+    from vision.triolet.occluded_tiles import FACE_DIST, INNER_TRIM, OCCLUDED_SHARE, OPEN_PX
+
+    out = np.zeros(len(probs), bool)
+    unlike = (np.linalg.norm(lab - face, axis=2) > FACE_DIST).astype(np.uint8)
+    blobs = cv2.morphologyEx(unlike, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_PX, OPEN_PX)))
+    _, label = cv2.connectedComponents(blobs, connectivity=4)
+    a, b = round(CORE_TRIM * PITCH), round(INNER_TRIM * PITCH)
+    inner = np.zeros((PITCH, PITCH), bool)
+    inner[b:PITCH - b, b:PITCH - b] = True
+    for i in np.flatnonzero(probs[:, EMPTY] < 0.5):
+        r, c = divmod(int(i), SIZE)
+        square = label[r * PITCH:(r + 1) * PITCH, c * PITCH:(c + 1) * PITCH]
+        reaching = np.setdiff1d(np.unique(square[~inner]), [0])
+        core = square[a:PITCH - a, a:PITCH - a]
+        out[i] = len(reaching) > 0 and float(np.isin(core, reaching).mean()) >= OCCLUDED_SHARE
+    return out
+
+
+def test_reader_occluded_tiles_all_at_once_equal_the_square_by_square_test() -> None:
+    """Blobs of foreign colour (discs, bars across squares, specks) over a board of tile faces:
+    the vectorised test flags exactly the squares the per-square loop flags, and some but not all."""
+    import cv2
+
+    from vision.triolet.occluded_tiles import occluded_tiles
+
+    rng = np.random.default_rng(23)
+    flagged = 0
+    for _ in range(4):
+        face = np.array([85.0, 2.0, 15.0], np.float32)
+        lab = np.empty((SIZE * PITCH, SIZE * PITCH, 3), np.float32)
+        lab[:] = face
+        paint = np.zeros(lab.shape[:2], np.uint8)
+        for _ in range(25):
+            x, y = (int(v) for v in rng.integers(0, SIZE * PITCH, 2))
+            if rng.random() < 0.5:
+                cv2.circle(paint, (x, y), int(rng.integers(3, 30)), 1, -1)
+            else:
+                cv2.line(paint, (x, y), (x + int(rng.integers(-60, 60)), y + int(rng.integers(-60, 60))), 1,
+                         int(rng.integers(2, 16)))
+        lab[paint > 0] = (40.0, 30.0, -10.0)
+        probs = np.zeros((SIZE * SIZE, EMPTY + 1), np.float32)
+        probs[:, EMPTY] = (rng.random(SIZE * SIZE) < 0.4).astype(np.float32)
+        probs[:, 3] = 1.0 - probs[:, EMPTY]
+        got = occluded_tiles(lab, probs, face)
+        assert np.array_equal(got, _occluded_reference(lab, probs, face))
+        flagged += int(got.sum())
+    assert 0 < flagged < 4 * SIZE * SIZE * 0.6

@@ -765,15 +765,28 @@ def _mesh(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], vl: list[tup
 # 4. special-square pattern
 
 
-def cell_colours(bgr_rect: Image, pitch: int) -> F32:
-    """Mean L*a*b* of the centre half of every square of a rectified image (``pitch`` px squares,
-    the image starting on a square boundary), shape (rows, cols, 3)."""
+def squares_lab(bgr_rect: Image, pitch: int) -> U8:
+    """The whole squares of a rectified image (``pitch`` px squares, the image starting on a square
+    boundary) in OpenCV's 8-bit CIELAB: what ``cell_colours`` and ``square_sides`` read."""
     n_r, n_c = bgr_rect.shape[0] // pitch, bgr_rect.shape[1] // pitch
-    area = np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch])
-    lab = cv2.cvtColor(area, cv2.COLOR_BGR2LAB)
+    return np.asarray(cv2.cvtColor(np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch]), cv2.COLOR_BGR2LAB),
+                      np.uint8)
+
+
+def cell_colours(bgr_rect: Image, pitch: int, lab: U8 | None = None) -> F32:
+    """Mean L*a*b* of the centre half of every square of a rectified image (``pitch`` px squares,
+    the image starting on a square boundary), shape (rows, cols, 3); ``lab``: its ``squares_lab``
+    when already converted."""
+    n_r, n_c = bgr_rect.shape[0] // pitch, bgr_rect.shape[1] // pitch
+    if lab is None:
+        lab = squares_lab(bgr_rect, pitch)
     c = pitch // 4
-    return np.asarray(lab.reshape(n_r, pitch, n_c, pitch, 3)[:, c:pitch - c, :, c:pitch - c]
-                      .astype(np.float32).mean(axis=(1, 3)), np.float32)
+    ii = cv2.integral(lab)  # exact integer sums: the same means as averaging the pixels in float32
+    y0 = np.arange(n_r) * pitch + c
+    x0 = np.arange(n_c) * pitch + c
+    y1, x1 = y0 + pitch - 2 * c, x0 + pitch - 2 * c
+    sums = ii[np.ix_(y1, x1)] - ii[np.ix_(y0, x1)] - ii[np.ix_(y1, x0)] + ii[np.ix_(y0, x0)]
+    return np.asarray(sums.astype(np.float32) / np.float32((pitch - 2 * c) ** 2), np.float32)
 
 
 def premium_pattern_scores(cells: F32) -> F32:
@@ -850,24 +863,23 @@ def _plane_base(win: F64) -> F64:
     return np.asarray((xa @ coef).reshape(win.shape), np.float64)
 
 
-def square_sides(bgr_rect: Image, pitch: int, cells: F32) -> F32:
+def square_sides(bgr_rect: Image, pitch: int, cells: F32, lab8: U8 | None = None) -> F32:
     """Grid-line evidence on the four sides (left, right, top, bottom) of every square of a
     rectified image (``pitch`` px squares, ``cells`` its ``cell_colours``), shape (rows, cols, 4):
     how far a band across the side (4 px, the side's middle half) departs from the mean colour of
-    the two squares it parts, L*a*b*; NaN for a side on the image's edge."""
+    the two squares it parts, L*a*b*; NaN for a side on the image's edge. ``lab8``: the image's
+    ``squares_lab`` when already converted."""
     n_r, n_c = cells.shape[:2]
-    lab = cv2.cvtColor(np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch]), cv2.COLOR_BGR2LAB)
-    lab = lab.astype(np.float32)
+    lab = squares_lab(bgr_rect, pitch) if lab8 is None else lab8
     q = pitch // 4
-    v = np.zeros((n_r, n_c - 1), np.float32)  # side between (r, c) and (r, c + 1)
-    h = np.zeros((n_r - 1, n_c), np.float32)  # side between (r, c) and (r + 1, c)
+    offsets = np.array([-2, -1, 0, 1])[:, None]
+    # the 4-px bands across the inner sides: every column near x = k·pitch, every row near y = k·pitch
+    cols = _segment_means(lab[:, (np.arange(1, n_c) * pitch + offsets).ravel()], 0, pitch, q, n_r)
+    rows = _segment_means(lab[(np.arange(1, n_r) * pitch + offsets).ravel()], 1, pitch, q, n_c)
     ref_v = (cells[:, :-1] + cells[:, 1:]) / 2.0
     ref_h = (cells[:-1] + cells[1:]) / 2.0
-    for off in (-2, -1, 0, 1):
-        cols = lab[:, np.arange(1, n_c) * pitch + off].reshape(n_r, pitch, n_c - 1, 3)[:, q:pitch - q].mean(axis=1)
-        v = np.maximum(v, np.linalg.norm(cols - ref_v, axis=2))
-        rows = lab[np.arange(1, n_r) * pitch + off].reshape(n_r - 1, n_c, pitch, 3)[:, :, q:pitch - q].mean(axis=2)
-        h = np.maximum(h, np.linalg.norm(rows - ref_h, axis=2))
+    v = np.linalg.norm(cols.reshape(n_r, len(offsets), n_c - 1, 3) - ref_v[:, None], axis=3).max(axis=1)
+    h = np.linalg.norm(rows.reshape(len(offsets), n_r - 1, n_c, 3) - ref_h[None], axis=3).max(axis=0)
     out = np.full((n_r, n_c, 4), np.nan, np.float32)
     out[:, 1:, 0] = v
     out[:, :-1, 1] = v
@@ -876,11 +888,25 @@ def square_sides(bgr_rect: Image, pitch: int, cells: F32) -> F32:
     return out
 
 
-def square_lines(bgr_rect: Image, pitch: int, cells: F32) -> F32:
+def _segment_means(lab: U8, axis: int, pitch: int, trim: int, count: int) -> F32:
+    """Mean colour of the middle of every square's stretch of each line of ``lab`` along ``axis``
+    (pixels ``[k·pitch + trim, (k+1)·pitch − trim)``, k < ``count``), by exact integer sums:
+    shape (count, lines, 3) along axis 0, (lines, count, 3) along axis 1."""
+    shape = list(lab.shape)
+    shape[axis] += 1
+    cum = np.zeros(shape, np.int32)
+    np.cumsum(lab, axis=axis, dtype=np.int32, out=cum[1:] if axis == 0 else cum[:, 1:])
+    start = np.arange(count) * pitch + trim
+    stop = start + pitch - 2 * trim
+    sums = np.take(cum, stop, axis=axis) - np.take(cum, start, axis=axis)
+    return np.asarray(sums.astype(np.float32) / np.float32(pitch - 2 * trim), np.float32)
+
+
+def square_lines(bgr_rect: Image, pitch: int, cells: F32, lab: U8 | None = None) -> F32:
     """Mean grid-line evidence over the sides of every square (``square_sides``; sides on the
     image's edge left out), shape (rows, cols). A playing square has lines on all four sides; a
-    board's frame beside the playing area only on one."""
-    return np.asarray(np.nanmean(square_sides(bgr_rect, pitch, cells), axis=2), np.float32)
+    board's frame beside the playing area only on one. ``lab``: the image's ``squares_lab``."""
+    return np.asarray(np.nanmean(square_sides(bgr_rect, pitch, cells, lab), axis=2), np.float32)
 
 
 def board_like_ring(cells: F32, r: int, c: int, lines: F32 | None = None) -> float:
@@ -1115,8 +1141,9 @@ def _pattern_shift(image: Image, h_units: F64
     is within ``LINE_SHIFT_PATTERN_LOSS`` of no shift's, best first, with their pattern scores."""
     m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
     rect = rectify(image, h_units, 16, m)
-    cells = cell_colours(rect, 16)  # (15 + 2m)² squares
-    lines = square_lines(rect, 16, cells) if RING_LINES else None
+    lab = squares_lab(rect, 16)
+    cells = cell_colours(rect, 16, lab)  # (15 + 2m)² squares
+    lines = square_lines(rect, 16, cells, lab) if RING_LINES else None
     scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
     pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx])
             for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}

@@ -46,15 +46,21 @@ NEAREST_SKIPPED = 2
 BLANK_P_EMPTY = 0.02
 
 
+def _lab_scale() -> F32:
+    """``cv2.LUT`` table from OpenCV's 8-bit CIELAB to L 0–100 and a, b centred on 0."""
+    v = np.arange(256, dtype=np.float32)
+    return np.stack([v * np.float32(100.0 / 255.0), v - np.float32(128.0), v - np.float32(128.0)], axis=-1)[None]
+
+
+_LAB_SCALE = _lab_scale()
+
+
 def board_lab(rect: U8) -> F32:
     """The playing area of the rectified board (its margin cut off: square ``(c, r)`` at
     ``[c·PITCH, (c+1)·PITCH)``) in CIELAB: L 0–100, a and b centred on 0."""
     o = round(MARGIN * PITCH)
     area = np.ascontiguousarray(rect[o:o + SIZE * PITCH, o:o + SIZE * PITCH])
-    lab = cv2.cvtColor(area, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= 100.0 / 255.0
-    lab[..., 1:] -= 128.0
-    return lab
+    return np.asarray(cv2.LUT(cv2.cvtColor(area, cv2.COLOR_BGR2LAB), _LAB_SCALE), np.float32)
 
 
 def square_cores(lab: F32) -> F32:

@@ -74,13 +74,22 @@ class SquareChoice:
     rules: list[str]
     #: a hand may hide the square's marks: its run is re-read from any value
     covered: bool = False
-    #: every tile class with its probability, most probable first
-    values: list[tuple[int, float]] = field(default_factory=list)
+    #: the tile classes' probabilities (16 values, wild), summing to 1 (``None``: the candidates only)
+    tile_probs: F32 | None = field(default=None, repr=False)
+
+    @property
+    def values(self) -> list[tuple[int, float]]:
+        """Every tile class with its probability, most probable first."""
+        if self.tile_probs is None:
+            return list(self.candidates)
+        q = self.tile_probs
+        return [(int(k), float(q[k])) for k in np.argsort(-q)]
 
 
 def _tile_probs(p: F32) -> F32:
-    q = np.asarray(p[:EMPTY], np.float64)
-    return np.asarray(q / max(float(q.sum()), 1e-9), np.float32)
+    """Rows of class probabilities (n, 18) → their tile classes' probabilities (n, 17) renormalised."""
+    q = np.asarray(p[:, :EMPTY], np.float64)
+    return np.asarray(q / np.maximum(q.sum(axis=1, keepdims=True), 1e-9), np.float32)
 
 
 def _legal_run(values: list[int]) -> bool:
@@ -130,20 +139,19 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None,
     may join groups of tiles (T-P3). ``covered`` squares count as unknown too."""
     n = probs.shape[0]
     hidden = np.zeros(n, bool) if covered is None else np.asarray(covered, bool).reshape(n)
+    covered_here = hidden & (COVERED_DOUBT > 0)
+    q_all = _tile_probs(probs)
+    q_all[covered_here] = np.asarray((1.0 - COVERED_DOUBT) * q_all[covered_here] + COVERED_DOUBT / EMPTY, np.float32)
+    top = np.argsort(-q_all, axis=1)[:, :TOP_K]
+    p_occupied = (1.0 - probs[:, EMPTY]).tolist()
     choices: list[SquareChoice] = []
     for i in range(n):
-        p = probs[i]
-        p_occ = float(1.0 - p[EMPTY])
-        q = _tile_probs(p)
-        covered_here = bool(hidden[i]) and COVERED_DOUBT > 0
-        if covered_here:
-            q = np.asarray((1.0 - COVERED_DOUBT) * q + COVERED_DOUBT / EMPTY, np.float32)
-        ranked = [(int(k), float(q[k])) for k in np.argsort(-q)]
-        cands = ranked[:TOP_K]
+        q, p_occ = q_all[i], p_occupied[i]
+        cands = [(int(k), float(q[k])) for k in top[i]]
         if p_occ >= 0.5:
-            choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], covered_here, ranked))
+            choices.append(SquareChoice(cands[0][0], p_occ * cands[0][1], p_occ, cands, [], bool(covered_here[i]), q))
         else:
-            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], covered_here, ranked))
+            choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], bool(covered_here[i]), q))
     free = hidden if unknown is None else hidden | np.asarray(unknown, bool).reshape(n)
     _drop_cut_off_groups(choices, free)
     _enforce_counts(choices)

@@ -41,8 +41,10 @@ def square_crops(rect: U8, squares: Sequence[tuple[int, int]] = ALL_SQUARES, pit
     return out
 
 
-#: orientation binning without a modulo: floor(angle·BINS/π) over [0, 2π] → unsigned bin
-_HALF_TURN_BIN = np.array([k % BINS for k in range(2 * BINS)] + [BINS - 1], np.int32)
+#: orientation binning without a modulo: floor(angle·BINS/π) over [0, 2π] → unsigned bin (a
+#: 256-entry table for ``cv2.LUT``; only the first 2·BINS + 1 entries are ever looked up)
+_HALF_TURN_BIN = np.zeros(256, np.uint8)
+_HALF_TURN_BIN[:2 * BINS + 1] = [k % BINS for k in range(2 * BINS)] + [BINS - 1]
 
 
 #: per (side, cell): each pixel's first histogram bin, crop after crop (grown on demand)
@@ -80,7 +82,7 @@ def _hog(g: F32, cell: int) -> F32:
     np.subtract(g[:, :, 2:], g[:, :, :-2], out=gx[:, :, 1:-1])
     np.subtract(g[:, 2:, :], g[:, :-2, :], out=gy[:, 1:-1, :])
     mag_t, ang_t = cv2.cartToPolar(gx.reshape(n * side, side), gy.reshape(n * side, side))
-    b = _HALF_TURN_BIN.take((ang_t * np.float32(BINS / np.pi)).astype(np.int32))
+    b = cv2.LUT((ang_t * np.float32(BINS / np.pi)).astype(np.uint8), _HALF_TURN_BIN)
     nc = side // cell
     idx = _cell_index(n, side, cell).reshape(n * side, side) + b
     hist = np.bincount(idx.ravel(), weights=mag_t.ravel(), minlength=n * nc * nc * BINS)
@@ -107,11 +109,17 @@ def features(crops: U8) -> F32:
     coarse = _hog(g, COARSE_CELL)
     thumb = cv2.resize(core.reshape(n * CORE, CORE), (THUMB, n * THUMB), interpolation=cv2.INTER_AREA).reshape(n, -1)
     lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB)
-    whole_mean = cv2.reduce(lab.reshape(n, CROP * CROP, 3), 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F).reshape(n, 3)
+    # per crop: the sums of its rows (exact integers), then of those
+    row_sums = cv2.reduce(lab, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).reshape(n, CROP, 3)
+    whole_mean = row_sums.sum(axis=1) / float(CROP * CROP)
     q = CROP // 3
-    centre = lab.reshape(n, CROP, CROP, 3)[:, q:2 * q, q:2 * q].reshape(n, -1, 3).astype(np.float32)
-    colour = np.concatenate([centre.mean(axis=1) / 64.0 - 2.0, whole_mean / 64.0 - 2.0,
-                             centre.std(axis=1) / 32.0, (sd.reshape(n, 1) / 32.0)], axis=1)
+    centres = lab.reshape(n, CROP, CROP, 3)[:, q:2 * q, q:2 * q]
+    centre = np.empty((n, 2, 3))
+    for i in range(n):
+        mean, dev = cv2.meanStdDev(centres[i])
+        centre[i, 0], centre[i, 1] = mean.ravel(), dev.ravel()
+    colour = np.concatenate([centre[:, 0] / 64.0 - 2.0, whole_mean / 64.0 - 2.0,
+                             centre[:, 1] / 32.0, (sd.reshape(n, 1) / 32.0)], axis=1)
     return np.concatenate([fine, coarse, thumb, colour], axis=1).astype(np.float32)
 
 

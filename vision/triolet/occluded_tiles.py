@@ -43,21 +43,25 @@ def occluded_tiles(lab: F32, probs: F32, face: F32 | None) -> NDArray[np.bool_]:
     tiles = np.flatnonzero(probs[:, EMPTY] < 0.5)
     if face is None or not len(tiles):
         return out
-    diff = lab - np.asarray(face, np.float32)
+    diff = cv2.subtract(lab, (*np.asarray(face, np.float32).tolist(), 0.0))  # lab − face, per pixel
     dist2 = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
     unlike = (dist2 > FACE_DIST * FACE_DIST).astype(np.uint8)
     blobs = cv2.morphologyEx(unlike, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_PX, OPEN_PX)))
-    _, label = cv2.connectedComponents(blobs, connectivity=4)
-    grid = label.reshape(SIZE, PITCH, SIZE, PITCH)
+    count, label = cv2.connectedComponents(blobs, connectivity=4)
+    if count < 2:
+        return out
     a, b = round(CORE_TRIM * PITCH), round(INNER_TRIM * PITCH)
     inner = np.zeros((PITCH, PITCH), bool)
     inner[b:PITCH - b, b:PITCH - b] = True
-    for i in tiles:
-        r, c = divmod(int(i), SIZE)
-        square = grid[r, :, c, :]
-        core = square[a:PITCH - a, a:PITCH - a]
-        if not core.any():
-            continue
-        reaching = np.setdiff1d(np.unique(square[~inner]), [0])
-        out[i] = len(reaching) > 0 and float(np.isin(core, reaching).mean()) >= OCCLUDED_SHARE
+    rows, cols = np.divmod(tiles, SIZE)
+    squares = label.reshape(SIZE, PITCH, SIZE, PITCH).transpose(0, 2, 1, 3)[rows, cols]  # (tiles, PITCH, PITCH)
+    # per tile and blob: does the blob reach past the inner area, and how many core pixels it covers
+    keys = np.arange(len(tiles))[:, None, None] * count + squares
+    reaching = np.zeros(len(tiles) * count, bool)
+    reaching[keys[:, ~inner].ravel()] = True
+    reaching[np.arange(len(tiles)) * count] = False  # label 0: no blob
+    core = keys[:, a:PITCH - a, a:PITCH - a].reshape(len(tiles), -1)
+    covered = np.bincount(core.ravel(), minlength=len(tiles) * count).reshape(len(tiles), count)
+    share = (covered * reaching.reshape(len(tiles), count)).sum(axis=1) / core.shape[1]
+    out[tiles] = share >= OCCLUDED_SHARE
     return out

@@ -30,6 +30,7 @@ from vision.locate import (
     order_corners,
     rectify,
     square_sides,
+    squares_lab,
     units_to_image,
 )
 
@@ -376,7 +377,8 @@ def _side_lines(image: U8, location: BoardLocation) -> NDArray[np.float32] | Non
     """(row, col, 4) grid-line evidence of every square's sides as a share of the board's median
     side (``locate.square_sides`` on the board plane), or ``None`` when the board's lines are faint."""
     rect = rectify(image, location.homography, 16, 1.0)
-    sides = square_sides(rect, 16, cell_colours(rect, 16))[1:-1, 1:-1]
+    lab = squares_lab(rect, 16)
+    sides = square_sides(rect, 16, cell_colours(rect, 16, lab), lab)[1:-1, 1:-1]
     median = float(np.median(sides))
     if median < RING_LINES_MIN:
         return None

@@ -43,7 +43,8 @@ def occluded_tiles(lab: F32, probs: F32, face: F32 | None) -> NDArray[np.bool_]:
     tiles = np.flatnonzero(probs[:, EMPTY] < 0.5)
     if face is None or not len(tiles):
         return out
-    diff = cv2.subtract(lab, (*np.asarray(face, np.float32).tolist(), 0.0))  # lab − face, per pixel
+    # lab − face per pixel (a 4×1 array is OpenCV's scalar; faster than numpy's broadcast over 3)
+    diff = cv2.subtract(lab, np.array([*np.asarray(face, np.float32).tolist(), 0.0]).reshape(4, 1))
     dist2 = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
     unlike = (dist2 > FACE_DIST * FACE_DIST).astype(np.uint8)
     blobs = cv2.morphologyEx(unlike, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_PX, OPEN_PX)))

@@ -781,12 +781,8 @@ def cell_colours(bgr_rect: Image, pitch: int, lab: U8 | None = None) -> F32:
     if lab is None:
         lab = squares_lab(bgr_rect, pitch)
     c = pitch // 4
-    ii = cv2.integral(lab)  # exact integer sums: the same means as averaging the pixels in float32
-    y0 = np.arange(n_r) * pitch + c
-    x0 = np.arange(n_c) * pitch + c
-    y1, x1 = y0 + pitch - 2 * c, x0 + pitch - 2 * c
-    sums = ii[np.ix_(y1, x1)] - ii[np.ix_(y0, x1)] - ii[np.ix_(y1, x0)] + ii[np.ix_(y0, x0)]
-    return np.asarray(sums.astype(np.float32) / np.float32((pitch - 2 * c) ** 2), np.float32)
+    ii = np.asarray(cv2.integral(lab), np.int32)  # exact sums: the float32 means of the pixels
+    return _segment_means(ii, np.arange(n_r) * pitch + c, np.arange(n_c) * pitch + c, pitch - 2 * c, pitch - 2 * c)
 
 
 def premium_pattern_scores(cells: F32) -> F32:
@@ -873,9 +869,14 @@ def square_sides(bgr_rect: Image, pitch: int, cells: F32, lab8: U8 | None = None
     lab = squares_lab(bgr_rect, pitch) if lab8 is None else lab8
     q = pitch // 4
     offsets = np.array([-2, -1, 0, 1])[:, None]
-    # the 4-px bands across the inner sides: every column near x = k·pitch, every row near y = k·pitch
-    cols = _segment_means(lab[:, (np.arange(1, n_c) * pitch + offsets).ravel()], 0, pitch, q, n_r)
-    rows = _segment_means(lab[(np.arange(1, n_r) * pitch + offsets).ravel()], 1, pitch, q, n_c)
+    ii = np.asarray(cv2.integral(lab), np.int32)
+    # the 4-px bands across the inner sides: one column or row of pixels near each x or y = k·pitch,
+    # over the middle half of each square's side
+    band = pitch - 2 * q
+    xs = (np.arange(1, n_c) * pitch + offsets).ravel()
+    ys = (np.arange(1, n_r) * pitch + offsets).ravel()
+    cols = _segment_means(ii, np.arange(n_r) * pitch + q, xs, band, 1)
+    rows = _segment_means(ii, ys, np.arange(n_c) * pitch + q, 1, band)
     ref_v = (cells[:, :-1] + cells[:, 1:]) / 2.0
     ref_h = (cells[:-1] + cells[1:]) / 2.0
     v = np.linalg.norm(cols.reshape(n_r, len(offsets), n_c - 1, 3) - ref_v[:, None], axis=3).max(axis=1)
@@ -888,18 +889,13 @@ def square_sides(bgr_rect: Image, pitch: int, cells: F32, lab8: U8 | None = None
     return out
 
 
-def _segment_means(lab: U8, axis: int, pitch: int, trim: int, count: int) -> F32:
-    """Mean colour of the middle of every square's stretch of each line of ``lab`` along ``axis``
-    (pixels ``[k·pitch + trim, (k+1)·pitch − trim)``, k < ``count``), by exact integer sums:
-    shape (count, lines, 3) along axis 0, (lines, count, 3) along axis 1."""
-    shape = list(lab.shape)
-    shape[axis] += 1
-    cum = np.zeros(shape, np.int32)
-    np.cumsum(lab, axis=axis, dtype=np.int32, out=cum[1:] if axis == 0 else cum[:, 1:])
-    start = np.arange(count) * pitch + trim
-    stop = start + pitch - 2 * trim
-    sums = np.take(cum, stop, axis=axis) - np.take(cum, start, axis=axis)
-    return np.asarray(sums.astype(np.float32) / np.float32(pitch - 2 * trim), np.float32)
+def _segment_means(ii: NDArray[np.integer[Any]], ys: NDArray[np.int64], xs: NDArray[np.int64], y_len: int,
+                   x_len: int) -> F32:
+    """Mean colour of the ``y_len``×``x_len`` pixel blocks starting at every (``ys``, ``xs``),
+    from the image's integral ``ii`` (exact integer sums: the float32 means of the pixels)."""
+    y0, x0 = ys[:, None], xs[None, :]
+    sums = ii[y0 + y_len, x0 + x_len] - ii[y0, x0 + x_len] - ii[y0 + y_len, x0] + ii[y0, x0]
+    return np.asarray(sums.astype(np.float32) / np.float32(y_len * x_len), np.float32)
 
 
 def square_lines(bgr_rect: Image, pitch: int, cells: F32, lab: U8 | None = None) -> F32:

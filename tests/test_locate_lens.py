@@ -68,3 +68,24 @@ def test_locate_lens_barrel_frame_corners(seed: int) -> None:
     # the homography (undistorted pixels) and the lens reproduce the corners
     assert np.allclose(sorted(map(tuple, loc.project(UNIT).round(3))), sorted(map(tuple, np.round(loc.corners_px, 3))),
                        atol=0.01)
+
+
+def test_lens_fit_jacobian_is_the_residuals_derivative() -> None:
+    """The joint fit's analytic Jacobian equals central differences of its residuals, for samples
+    on vertical and horizontal lines and a bent lens (the prior row included)."""
+    from vision.locate_lens import _residuals
+
+    rng = np.random.default_rng(31)
+    q = rng.uniform(-0.5, 0.5, (40, 2))
+    idx = rng.integers(1, SIZE, 40).astype(np.float64)
+    vert = rng.random(40) < 0.5
+    params = np.array([12.0, 0.8, 7.5, -0.6, 11.0, 8.0, 0.05, -0.08, -0.2])
+    _, jac = _residuals(params, q, idx, vert, prior=0.7, jacobian=True)
+    assert jac is not None
+    eps = 1e-6
+    for i in range(9):
+        step = np.zeros(9)
+        step[i] = eps
+        plus, _ = _residuals(params + step, q, idx, vert, prior=0.7)
+        minus, _ = _residuals(params - step, q, idx, vert, prior=0.7)
+        assert np.allclose(jac[:, i], (plus - minus) / (2 * eps), rtol=1e-5, atol=1e-6), i

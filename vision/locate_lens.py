@@ -58,27 +58,30 @@ def _residuals(params: F64, q: F64, idx: F64, vert: NDArray[np.bool_], prior: fl
     """Board-unit misses of normalised distorted points ``q`` for ``params`` = 8 entries of the
     normalised image → units homography (last entry 1) and ``k``; last, ``prior · k`` (a lens
     bends little unless the lines say otherwise). With ``jacobian``, also d(residuals)/d(params)."""
-    g = np.append(params[:8], 1.0).reshape(3, 3)
+    g = params  # g[0:3], g[3:6], g[6:8]: the homography's rows (its last entry 1)
     k = float(params[8])
-    r2 = (q * q).sum(axis=1)
+    qx, qy = q[:, 0], q[:, 1]
+    r2 = qx * qx + qy * qy
     s = 1.0 / (1.0 + k * r2)
-    u = q * s[:, None]
-    row = np.where(vert[:, None], g[0, :2], g[1, :2])  # the board coordinate each sample fixes
-    num = (u * row).sum(axis=1) + np.where(vert, g[0, 2], g[1, 2])
-    den = u @ g[2, :2] + g[2, 2]
+    ux, uy = qx * s, qy * s
+    # the row of the homography giving the board coordinate each sample fixes (u for vertical lines)
+    rx, ry, r0 = np.where(vert, g[0], g[3]), np.where(vert, g[1], g[4]), np.where(vert, g[2], g[5])
+    num = ux * rx + uy * ry + r0
+    den = ux * g[6] + uy * g[7] + 1.0
     res = np.append(num / den - idx, prior * k)
     if not jacobian:
         return res, None
     n = len(q)
     jac = np.zeros((n + 1, 9))
-    ones = np.ones(n)
-    d_num = np.stack([u[:, 0], u[:, 1], ones], axis=1) / den[:, None]
-    jac[:n, 0:3] = np.where(vert[:, None], d_num, 0.0)
-    jac[:n, 3:6] = np.where(vert[:, None], 0.0, d_num)
-    jac[:n, 6:8] = -(num / (den * den))[:, None] * u
-    du_dk = -q * (r2 * s * s)[:, None]
-    dr_du = (row * den[:, None] - num[:, None] * g[2, :2]) / (den * den)[:, None]
-    jac[:n, 8] = (dr_du * du_dk).sum(axis=1)
+    inv_den = 1.0 / den
+    for col, d in enumerate((ux * inv_den, uy * inv_den, inv_den)):
+        jac[:n, col] = np.where(vert, d, 0.0)
+        jac[:n, 3 + col] = np.where(vert, 0.0, d)
+    ratio = num * inv_den * inv_den
+    jac[:n, 6] = -ratio * ux
+    jac[:n, 7] = -ratio * uy
+    du = -(r2 * s * s)  # d(u)/dk = du · q
+    jac[:n, 8] = ((rx * inv_den - ratio * g[6]) * qx + (ry * inv_den - ratio * g[7]) * qy) * du
     jac[n, 8] = prior
     return res, jac
 

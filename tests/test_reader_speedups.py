@@ -186,14 +186,14 @@ def test_reader_closer_look_rereads_only_doubtful_tiles_by_median(monkeypatch: p
     def fake(crops: np.ndarray, *_: object, by_cnn: np.ndarray | None = None) -> np.ndarray:
         assert by_cnn is not None and by_cnn.all()  # a sure tile's shifted crops: never ruled empty by the MLP
         calls.append(len(crops))
-        return shifted[len(calls) - 1]
+        return np.concatenate(shifted)
 
     monkeypatch.setattr(reader, "square_probabilities", fake)
     monkeypatch.setattr(reader, "CLOSER_BELOW", 0.9)
     before = probs.copy()
     rect = np.zeros((round((15 + 2 * MARGIN) * PITCH),) * 2 + (3,), np.uint8)
     reader.closer_look(rect, probs, squares=[(0, 0), (1, 0), (2, 0)])
-    assert calls == [1, 1, 1, 1]  # only square 1, four shifts
+    assert calls == [4]  # only square 1, its four shifts in one batch
     assert np.array_equal(probs[[0, 2]], before[[0, 2]])
     assert probs[1, 9] > probs[1, 6]  # median of 0.45, 0.9, 0.8, 0.7, 0.1 for the 9
     assert probs[1].sum() == pytest.approx(1.0)

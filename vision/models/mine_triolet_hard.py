@@ -30,7 +30,7 @@ def hard_mask(net: SquareCnn, crops: NDArray[np.uint8], y: NDArray[np.int64], be
               ) -> NDArray[np.bool_]:
     """Which crops ``net`` reads wrong, or right with less than ``below`` (averaged over the
     reader's quarter turns, ``reader.turns_averaged``)."""
-    p = turns_averaged(net.proba, crops, net.proba(crops))
+    p = turns_averaged(net.proba, crops)
     return np.asarray((p.argmax(axis=1) != y) | (p.max(axis=1) < below), bool)
 
 

@@ -265,12 +265,15 @@ def settle_six_nine(probs: F32, crops: U8) -> None:
         probs[i, other] = both * (1.0 - share)
 
 
-def turns_averaged(fn: Callable[[U8], F32], crops: U8, first: F32) -> F32:
-    """``first`` (``fn``'s reading of ``crops``) averaged with ``fn``'s readings of the crops in
-    the ``TTA_TURNS`` quarter turns."""
-    acc = first.copy()
-    for k in TTA_TURNS:
-        acc += fn(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2))))
+def turns_averaged(fn: Callable[[U8], F32], crops: U8, first: F32 | None = None) -> F32:
+    """``fn``'s readings of ``crops`` upright (``first``, when already read) and in the
+    ``TTA_TURNS`` quarter turns, averaged; the turns are read in one call."""
+    turns = TTA_TURNS if first is not None else (0, *TTA_TURNS)
+    stack = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
+    reads = fn(np.ascontiguousarray(stack)).reshape(len(turns), len(crops), -1)
+    acc = reads[0].copy() if first is None else first.copy()
+    for read in reads[0 if first is not None else 1:]:
+        acc += read
     return np.asarray(acc / (1.0 + len(TTA_TURNS)), np.float32)
 
 
@@ -325,7 +328,7 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
             first[unsure] = turns_averaged(cnn, doubt, first[unsure])
             if SECOND_OPINION and cnn_path is None:  # another CNN given: that net alone
                 second = load_cnn(str(square_cnn.SECOND_CNN_PATH))
-                first[unsure] = (first[unsure] + turns_averaged(second.proba, doubt, second.proba(doubt))) / 2.0
+                first[unsure] = (first[unsure] + turns_averaged(second.proba, doubt)) / 2.0
         probs[maybe] = first
         _recheck_empties(probs, crops, cnn)
     else:  # both
@@ -351,11 +354,10 @@ def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: s
     picked = [squares[i] for i in doubt]
     tile = probs[doubt, EMPTY] < CLOSER_CNN_BELOW_EMPTY
     d = LOOK_SHIFT_PX
-    reads = [probs[doubt]]
-    for off in ((d, 0), (-d, 0), (0, d), (0, -d)):
-        reads.append(square_probabilities(square_crops(rect, picked, offset=off), None, model_path, cnn_path,
-                                          by_cnn=tile))
-    med = np.median(np.stack(reads), axis=0)
+    shifts = ((d, 0), (-d, 0), (0, d), (0, -d))
+    crops = np.concatenate([square_crops(rect, picked, offset=off) for off in shifts])  # read in one batch
+    shifted = square_probabilities(crops, None, model_path, cnn_path, by_cnn=np.tile(tile, len(shifts)))
+    med = np.median(np.concatenate([probs[doubt][None], shifted.reshape(len(shifts), len(doubt), -1)]), axis=0)
     probs[doubt] = med / np.maximum(med.sum(axis=1, keepdims=True), 1e-9)
 
 

@@ -581,7 +581,7 @@ def _line_samples(strength: F32, pitch: int, margin: int, axis: int) -> tuple[F6
     prof = bands[:, lo[:, None] + np.arange(w)[None, :]].transpose(1, 0, 2)  # (16 lines, 15 bands, w)
     i = np.argmax(prof, axis=2)
     peak = np.take_along_axis(prof, i[..., None], axis=2)[..., 0]
-    base = np.median(prof, axis=2) + 1e-6
+    base = np.partition(prof, half, axis=2)[..., half] + 1e-6  # the median (w = 2·half + 1 values)
     ok = (peak > 2.0 * base) & (i > 0) & (i < w - 1)
     ic = np.clip(i, 1, w - 2)
     y0 = np.take_along_axis(prof, (ic - 1)[..., None], axis=2)[..., 0]

@@ -47,13 +47,11 @@ _HALF_TURN_BIN = np.zeros(256, np.uint8)
 _HALF_TURN_BIN[:2 * BINS + 1] = [k % BINS for k in range(2 * BINS)] + [BINS - 1]
 
 
-#: per (side, cell): each pixel's first histogram bin, crop after crop (grown on demand); int64,
-#: the type ``np.bincount`` counts with (an int32 index costs it twice the time, cast by cast)
-_CELL_INDEX: dict[tuple[int, int], NDArray[np.int64]] = {}
-#: batches up to this many crops use the kept index (a board's reads: 225 crops at a time, its
-#: closer look up to 900; at most 25 MB kept); larger ones (the training script's chunks of
-#: 2,048) build their own
-CELL_INDEX_KEEP = 1024
+#: per (side, cell): each pixel's first histogram bin, crop after crop (grown on demand)
+_CELL_INDEX: dict[tuple[int, int], NDArray[np.int32]] = {}
+#: batches up to this many crops use the kept index (a board's reads: 225 crops at a time; the
+#: training script's chunks: 2,048); larger ones build their own
+CELL_INDEX_KEEP = 4096
 
 
 def _cell_index(n: int, side: int, cell: int) -> NDArray[np.integer]:
@@ -68,7 +66,7 @@ def _cell_index(n: int, side: int, cell: int) -> NDArray[np.integer]:
         built = np.asarray(np.arange(rows, dtype=np.int64)[:, None, None] * (nc * nc * BINS) + cell_of[None], np.int64)
         if n > CELL_INDEX_KEEP:
             return built[:n]
-        have = built
+        have = built.astype(np.int32)
         _CELL_INDEX[(side, cell)] = have
     return have[:n]
 

@@ -799,33 +799,46 @@ def pattern_scores(cells: F32) -> tuple[F32, F32]:
     the kinds' colour spread (``_kind_spread``): tiles and special squares three squares off can
     stand out from a dark board as clearly as its own special squares, but they are not a pattern
     of three kinds each of one colour."""
-    win = np.lib.stride_tricks.sliding_window_view(cells, (SIZE, SIZE), axis=(0, 1))  # (R, C, 3, 15, 15)
-    win = np.moveaxis(win, 2, -1).astype(np.float64)  # (R, C, 15, 15, 3)
+    win = _windows(cells)
     spread = KIND_WEIGHT * _kind_spread(win)
-    raw, choice = _contrast(np.linalg.norm(win - np.median(win[:, :, ~PREMIUM], axis=2)[:, :, None, None, :],
-                                           axis=-1), spread)
+    raw, choice = _contrast(np.linalg.norm(win - np.median(win[..., _PLAIN], axis=-1)[..., None], axis=2), spread)
     if PLANE_BASE and raw.max() < PLANE_BELOW:
-        raw_p, choice_p = _contrast(np.linalg.norm(win - _plane_base(win), axis=-1), spread)
+        by_square = np.moveaxis(win, 2, -1)  # (R, C, 225, 3)
+        raw_p, choice_p = _contrast(np.linalg.norm(by_square - _plane_base(by_square), axis=-1), spread)
         raw, choice = np.maximum(raw, raw_p), np.maximum(choice, choice_p)
     return np.asarray(raw, np.float32), np.asarray(choice, np.float32)
+
+
+#: the special squares and the plain ones, as indices into a window's 225 squares (row by row)
+_SPECIAL = np.flatnonzero(PREMIUM)
+_PLAIN = np.flatnonzero(~PREMIUM)
+_KIND_SQUARES = [np.flatnonzero(m) for m in KINDS]
+
+
+def _windows(cells: F32) -> F64:
+    """Every 15×15 window of a cell-colour array (rows, cols, 3), channels first and squares last,
+    row by row: (R, C, 3, 225), contiguous (medians over squares run along the last axis)."""
+    win = np.lib.stride_tricks.sliding_window_view(cells, (SIZE, SIZE), axis=(0, 1))  # (R, C, 3, 15, 15)
+    return np.ascontiguousarray(win.reshape(*win.shape[:3], SIZE * SIZE), np.float64)
 
 
 def _kind_spread(win: F64) -> F64:
     """Per window (R, C): how far the squares of one kind (double, triple, replay) lie from their
     kind's median colour, averaged over the kinds (small where the grid is right: squares of a
-    kind look alike; a shifted grid puts its special squares on a mix of kinds, tiles and plain)."""
+    kind look alike; a shifted grid puts its special squares on a mix of kinds, tiles and plain);
+    ``win`` as ``_windows`` lays it out."""
     out = np.zeros(win.shape[:2])
-    for m in KINDS:
-        sq = win[:, :, m]  # (R, C, n, 3)
-        out += np.median(np.linalg.norm(sq - np.median(sq, axis=2, keepdims=True), axis=-1), axis=2)
+    for idx in _KIND_SQUARES:
+        sq = win[..., idx]  # (R, C, 3, n)
+        out += np.median(np.linalg.norm(sq - np.median(sq, axis=-1, keepdims=True), axis=2), axis=-1)
     return np.asarray(out / len(KINDS), np.float64)
 
 
 def _contrast(d: F64, spread: F64) -> tuple[F64, F64]:
-    """Special against plain squares' median distance from the base per window (R, C), and the
-    same less the kinds' ``spread``."""
-    prem = np.median(d[:, :, PREMIUM], axis=2)
-    plain = np.median(d[:, :, ~PREMIUM], axis=2)
+    """Special against plain squares' median distance from the base per window (R, C; ``d``:
+    (R, C, 225) distances, row by row), and the same less the kinds' ``spread``."""
+    prem = np.median(d[..., _SPECIAL], axis=-1)
+    plain = np.median(d[..., _PLAIN], axis=-1)
     den = prem + plain + 10.0
     return np.asarray((prem - plain) / den, np.float64), np.asarray((prem - plain - spread) / den, np.float64)
 
@@ -844,9 +857,10 @@ _PLANE_ALL, _PLANE_PLAIN, _PLANE_OUTER = _plane_design()
 
 def _plane_base(win: F64) -> F64:
     """Per window, the base colour as a plane over the board (a light gradient) fitted robustly
-    to the plain squares (tiles on them weigh little), at every square: shape of ``win``."""
+    to the plain squares (tiles on them weigh little), at every square: shape of ``win``, the
+    windows' squares row by row (R, C, 225, 3)."""
     xa, xp, outer = _PLANE_ALL, _PLANE_PLAIN, _PLANE_OUTER
-    vp = win[:, :, ~PREMIUM]  # (R, C, N, 3)
+    vp = win[:, :, _PLAIN]  # (R, C, N, 3)
     wts = np.ones(vp.shape[:3])
     coef = np.zeros((*vp.shape[:2], 3, 3))
     for _ in range(PLANE_ROUNDS):  # iteratively reweighted least squares (Cauchy weights)

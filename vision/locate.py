@@ -765,23 +765,22 @@ def _mesh(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], vl: list[tup
 # 4. special-square pattern
 
 
-def squares_lab(bgr_rect: Image, pitch: int) -> U8:
-    """The whole squares of a rectified image (``pitch`` px squares, the image starting on a square
-    boundary) in OpenCV's 8-bit CIELAB: what ``cell_colours`` and ``square_sides`` read."""
+def squares_lab_sums(bgr_rect: Image, pitch: int) -> NDArray[np.int32]:
+    """The integral image (summed-area table) of the whole squares of a rectified image (``pitch``
+    px squares, the image starting on a square boundary) in OpenCV's 8-bit CIELAB: what
+    ``cell_colours`` and ``square_sides`` read, by exact integer sums."""
     n_r, n_c = bgr_rect.shape[0] // pitch, bgr_rect.shape[1] // pitch
-    return np.asarray(cv2.cvtColor(np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch]), cv2.COLOR_BGR2LAB),
-                      np.uint8)
+    lab = cv2.cvtColor(np.ascontiguousarray(bgr_rect[:n_r * pitch, :n_c * pitch]), cv2.COLOR_BGR2LAB)
+    return np.asarray(cv2.integral(lab), np.int32)
 
 
-def cell_colours(bgr_rect: Image, pitch: int, lab: U8 | None = None) -> F32:
+def cell_colours(bgr_rect: Image, pitch: int, sums: NDArray[np.int32] | None = None) -> F32:
     """Mean L*a*b* of the centre half of every square of a rectified image (``pitch`` px squares,
-    the image starting on a square boundary), shape (rows, cols, 3); ``lab``: its ``squares_lab``
-    when already converted."""
+    the image starting on a square boundary), shape (rows, cols, 3); ``sums``: its
+    ``squares_lab_sums`` when already computed."""
     n_r, n_c = bgr_rect.shape[0] // pitch, bgr_rect.shape[1] // pitch
-    if lab is None:
-        lab = squares_lab(bgr_rect, pitch)
+    ii = squares_lab_sums(bgr_rect, pitch) if sums is None else sums
     c = pitch // 4
-    ii = np.asarray(cv2.integral(lab), np.int32)  # exact sums: the float32 means of the pixels
     return _segment_means(ii, np.arange(n_r) * pitch + c, np.arange(n_c) * pitch + c, pitch - 2 * c, pitch - 2 * c)
 
 
@@ -873,17 +872,16 @@ def _plane_base(win: F64) -> F64:
     return np.asarray((xa @ coef).reshape(win.shape), np.float64)
 
 
-def square_sides(bgr_rect: Image, pitch: int, cells: F32, lab8: U8 | None = None) -> F32:
+def square_sides(bgr_rect: Image, pitch: int, cells: F32, sums: NDArray[np.int32] | None = None) -> F32:
     """Grid-line evidence on the four sides (left, right, top, bottom) of every square of a
     rectified image (``pitch`` px squares, ``cells`` its ``cell_colours``), shape (rows, cols, 4):
     how far a band across the side (4 px, the side's middle half) departs from the mean colour of
-    the two squares it parts, L*a*b*; NaN for a side on the image's edge. ``lab8``: the image's
-    ``squares_lab`` when already converted."""
+    the two squares it parts, L*a*b*; NaN for a side on the image's edge. ``sums``: the image's
+    ``squares_lab_sums`` when already computed."""
     n_r, n_c = cells.shape[:2]
-    lab = squares_lab(bgr_rect, pitch) if lab8 is None else lab8
+    ii = squares_lab_sums(bgr_rect, pitch) if sums is None else sums
     q = pitch // 4
     offsets = np.array([-2, -1, 0, 1])[:, None]
-    ii = np.asarray(cv2.integral(lab), np.int32)
     # the 4-px bands across the inner sides: one column or row of pixels near each x or y = k·pitch,
     # over the middle half of each square's side
     band = pitch - 2 * q
@@ -912,11 +910,11 @@ def _segment_means(ii: NDArray[np.integer[Any]], ys: NDArray[np.int64], xs: NDAr
     return np.asarray(sums.astype(np.float32) / np.float32(y_len * x_len), np.float32)
 
 
-def square_lines(bgr_rect: Image, pitch: int, cells: F32, lab: U8 | None = None) -> F32:
+def square_lines(bgr_rect: Image, pitch: int, cells: F32, sums: NDArray[np.int32] | None = None) -> F32:
     """Mean grid-line evidence over the sides of every square (``square_sides``; sides on the
     image's edge left out), shape (rows, cols). A playing square has lines on all four sides; a
-    board's frame beside the playing area only on one. ``lab``: the image's ``squares_lab``."""
-    return np.asarray(np.nanmean(square_sides(bgr_rect, pitch, cells, lab), axis=2), np.float32)
+    board's frame beside the playing area only on one. ``sums``: the image's ``squares_lab_sums``."""
+    return np.asarray(np.nanmean(square_sides(bgr_rect, pitch, cells, sums), axis=2), np.float32)
 
 
 def board_like_ring(cells: F32, r: int, c: int, lines: F32 | None = None) -> float:
@@ -1151,9 +1149,9 @@ def _pattern_shift(image: Image, h_units: F64
     is within ``LINE_SHIFT_PATTERN_LOSS`` of no shift's, best first, with their pattern scores."""
     m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
     rect = rectify(image, h_units, 16, m)
-    lab = squares_lab(rect, 16)
-    cells = cell_colours(rect, 16, lab)  # (15 + 2m)² squares
-    lines = square_lines(rect, 16, cells, lab) if RING_LINES else None
+    sums = squares_lab_sums(rect, 16)
+    cells = cell_colours(rect, 16, sums)  # (15 + 2m)² squares
+    lines = square_lines(rect, 16, cells, sums) if RING_LINES else None
     scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
     pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx])
             for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}

@@ -101,8 +101,8 @@ def blank_tiles(cores: F32, probs: F32, hidden: NDArray[np.bool_], face: F32 | N
     if not len(maybe):
         return out
     # each core's mean colour (OpenCV's per-channel row mean: numpy's over a 3-wide last axis is 4x slower)
-    colour = np.asarray(cv2.reduce(np.ascontiguousarray(cores), 1, cv2.REDUCE_AVG, dtype=cv2.CV_64F), np.float64
-                        ).reshape(len(cores), 3).astype(np.float32)
+    colour = np.asarray(cv2.reduce(np.ascontiguousarray(cores), 1, cv2.REDUCE_AVG, dtype=cv2.CV_64F),
+                        np.float32).reshape(len(cores), 3)
     ref = np.flatnonzero(empties)
     d = np.linalg.norm(colour[maybe][:, None, :] - colour[ref][None, :, :], axis=2)
     d[maybe[:, None] == ref[None, :]] = np.inf  # a square is not its own neighbour

@@ -173,11 +173,9 @@ def _load_runner(cnn: SquareCnn, runtime: str) -> Runner | None:
         except Exception:  # any load failure (onnxruntime's own errors): the next runtime runs it
             return None
         name = session.get_inputs()[0].name
-        lock = threading.Lock()
 
-        def run_ort(x: F32) -> F32:
-            with lock:
-                out = session.run(None, {name: np.ascontiguousarray(x.transpose(0, 3, 1, 2))})[0]
+        def run_ort(x: F32) -> F32:  # InferenceSession.run is thread-safe: no lock
+            out = session.run(None, {name: np.ascontiguousarray(x.transpose(0, 3, 1, 2))})[0]
             return np.asarray(out, np.float32).reshape(len(x), -1)
         return run_ort
     if runtime == "cv2.dnn":

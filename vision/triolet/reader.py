@@ -30,7 +30,7 @@ from vision.locate import (
     order_corners,
     rectify,
     square_sides,
-    squares_lab,
+    squares_lab_sums,
     units_to_image,
 )
 
@@ -270,9 +270,11 @@ def turns_averaged(fn: Callable[[U8], F32], crops: U8, first: F32 | None = None)
     ``TTA_TURNS`` quarter turns, averaged; the turns are read in one call."""
     turns = TTA_TURNS if first is not None else (0, *TTA_TURNS)
     stack = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])
-    reads = fn(np.ascontiguousarray(stack)).reshape(len(turns), len(crops), -1)
-    acc = reads[0].copy() if first is None else first.copy()
-    for read in reads[0 if first is not None else 1:]:
+    reads = list(fn(np.ascontiguousarray(stack)).reshape(len(turns), len(crops), -1))
+    if first is not None:
+        reads.insert(0, first)
+    acc = reads[0].copy()
+    for read in reads[1:]:
         acc += read
     return np.asarray(acc / (1.0 + len(TTA_TURNS)), np.float32)
 
@@ -379,8 +381,8 @@ def _side_lines(image: U8, location: BoardLocation) -> NDArray[np.float32] | Non
     """(row, col, 4) grid-line evidence of every square's sides as a share of the board's median
     side (``locate.square_sides`` on the board plane), or ``None`` when the board's lines are faint."""
     rect = rectify(image, location.homography, 16, 1.0)
-    lab = squares_lab(rect, 16)
-    sides = square_sides(rect, 16, cell_colours(rect, 16, lab), lab)[1:-1, 1:-1]
+    sums = squares_lab_sums(rect, 16)
+    sides = square_sides(rect, 16, cell_colours(rect, 16, sums), sums)[1:-1, 1:-1]
     median = float(np.median(sides))
     if median < RING_LINES_MIN:
         return None

@@ -70,7 +70,10 @@ def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch, se
     assert truth[square] == 1
     row, col = divmod(INDEX[square], SIZE)
     assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == 1
-    monkeypatch.setattr(reader, "RECHECK_BELOW_EMPTY", reader.TTA_BELOW_EMPTY)  # no second look
+    monkeypatch.setattr(reader, "RECHECK_BELOW_EMPTY", reader.TTA_BELOW_EMPTY)  # no second look ...
+    # ... but for the hand over the square (``HAND_MAX_EMPTY``)
+    assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == 1
+    monkeypatch.setattr(reader, "HAND_MAX_EMPTY", 0.0)
     assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == EMPTY
 
 
@@ -110,3 +113,30 @@ def test_a_missing_second_cnn_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(square_cnn, "SECOND_CNN_PATH", tmp_path / "none.npz")
     with pytest.raises(CnnMissingError, match=r"none\.npz"):
         reader.read_triolet(fr.image)
+
+
+def test_a_square_under_a_hand_is_rechecked_however_sure_the_mlp_is() -> None:
+    probs = _probs([0.99999, 0.99999, 0.99999])  # all surely empty to the MLP; the last two under a hand
+    before = probs.copy()
+    hand = np.array([False, True, True])
+    calls: list[int] = []
+    crops = np.zeros((3, 56, 56, 3), np.uint8)
+    reader._recheck_empties(probs, crops, _cnn_saying(12, 0.05, calls), hand)
+    assert calls == [2, 6]  # the two hand squares, then their other quarter turns
+    assert np.array_equal(probs[0], before[0])
+    assert (probs[1:].argmax(axis=1) == 12).all()
+    # a CNN that is not sure enough of a tile under a hand leaves "empty" (a hand over an empty square)
+    probs = _probs([0.99999])
+    reader._recheck_empties(probs, crops[:1], _cnn_saying(12, reader.HAND_MAX_EMPTY * 2, []), np.array([True]))
+    assert probs[0].argmax() == EMPTY
+
+
+def test_a_tile_half_under_a_hand_the_mlp_calls_empty_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(5,900,028, hard) a 7 at K8 with 60 % of its top and 78 % of its marks in view under a hand:
+    the MLP calls it empty at 1.0; the CNN, which learnt tiles under hands, reads a 7."""
+    fr = random_frame("triolet", 5_900_028, "hard", pool=training_pool(), size=(1280, 720))
+    truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
+    assert truth["K8"] == 7
+    assert reader.read_triolet(fr.image).board_values().get("K8") == (7, False)
+    monkeypatch.setattr(reader, "HAND_MAX_EMPTY", 0.0)  # no re-check under hands
+    assert "K8" not in reader.read_triolet(fr.image).board_values()

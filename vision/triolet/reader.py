@@ -64,6 +64,10 @@ RECHECK_BELOW_EMPTY = 0.9999
 #: ... and take the CNN's reading when its "empty" probability, averaged over the four quarter
 #: turns, is below this (the CNN is sure a tile is there); otherwise the MLP's "empty" stands.
 RECHECK_MAX_EMPTY = 0.01
+#: A square under or beside a hand (``hand_squares``) that the MLP reads empty, however surely (a
+#: tile half under a finger looks empty to it), takes the CNN's four-turn reading when that gives
+#: "empty" less than this (the CNN learnt tiles partly under hands, and empty squares under them).
+HAND_MAX_EMPTY = 0.1
 #: Squares that may hold a tile and whose reading's top probability is still below this get a
 #: closer look: per class the median of reads of crops shifted by ``LOOK_SHIFT_PX`` (0: never).
 CLOSER_BELOW = 0.9
@@ -279,31 +283,41 @@ def turns_averaged(fn: Callable[[U8], F32], crops: U8, first: F32 | None = None)
     return np.asarray(acc / (1.0 + len(TTA_TURNS)), np.float32)
 
 
-def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32]) -> None:
+def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32], hand: NDArray[np.bool_] | None = None) -> None:
     """Squares the MLP calls empty, but not surely (``TTA_BELOW_EMPTY`` ≤ p < ``RECHECK_BELOW_EMPTY``),
     take in place the CNN's four-turn reading when the CNN is sure a tile is there
     (``RECHECK_MAX_EMPTY``; a first read of "empty" at four times that or more cannot average
-    below it, so only the others are read turned)."""
-    band = np.where((probs[:, EMPTY] >= TTA_BELOW_EMPTY) & (probs[:, EMPTY] < RECHECK_BELOW_EMPTY))[0]
+    below it, so only the others are read turned). Squares under or beside a hand (``hand``)
+    are checked however sure the MLP is, and take the CNN's reading below ``HAND_MAX_EMPTY``."""
+    empty = probs[:, EMPTY] >= TTA_BELOW_EMPTY
+    limit = np.full(len(probs), RECHECK_MAX_EMPTY, np.float32)
+    if hand is not None:
+        limit[hand] = HAND_MAX_EMPTY
+        band = np.where(empty & ((probs[:, EMPTY] < RECHECK_BELOW_EMPTY) | hand))[0]
+    else:
+        band = np.where(empty & (probs[:, EMPTY] < RECHECK_BELOW_EMPTY))[0]
     if not len(band):
         return
     first = cnn(crops[band])
-    keep = first[:, EMPTY] < RECHECK_MAX_EMPTY * (1.0 + len(TTA_TURNS))
+    keep = first[:, EMPTY] < limit[band] * (1.0 + len(TTA_TURNS))
     band = band[keep]
     if not len(band):
         return
     acc = turns_averaged(cnn, crops[band], first[keep])
-    sure = acc[:, EMPTY] < RECHECK_MAX_EMPTY
+    sure = acc[:, EMPTY] < limit[band]
     probs[band[sure]] = acc[sure]
 
 
 def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None = None,
-                         cnn_path: str | None = None, by_cnn: NDArray[np.bool_] | None = None) -> F32:
+                         cnn_path: str | None = None, by_cnn: NDArray[np.bool_] | None = None,
+                         hand: NDArray[np.bool_] | None = None) -> F32:
     """Class probabilities (n, 18) of square crops by ``CLASSIFIER``; squares that may hold a tile
     (empty probability below ``TTA_BELOW_EMPTY``) are also read in the ``TTA_TURNS`` quarter turns,
     averaged.
     ``x``: the crops' ``features`` when already computed (MLP). ``by_cnn``: crops read as ones that
-    may hold a tile whatever the MLP says (squares a first read found to hold a tile)."""
+    may hold a tile whatever the MLP says (squares a first read found to hold a tile). ``hand``:
+    squares under or beside a hand, which the CNN re-checks however sure the MLP is of "empty"
+    (``_recheck_empties``)."""
 
     def mlp(c: U8) -> F32:
         return load_model(model_path).proba(features(c))
@@ -317,7 +331,7 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
     maybe = np.where(unsure if by_cnn is None else unsure | by_cnn)[0]
     if not len(maybe):  # the unsure empties are checked however few squares are read together
         if CLASSIFIER == "mlp+cnn":
-            _recheck_empties(probs, crops, cnn)
+            _recheck_empties(probs, crops, cnn, hand)
         return probs
     some = crops[maybe]
     if CLASSIFIER in ("cnn", "mlp"):
@@ -332,7 +346,7 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
                 second = load_cnn(str(square_cnn.SECOND_CNN_PATH))
                 first[unsure] = (first[unsure] + turns_averaged(second.proba, doubt)) / 2.0
         probs[maybe] = first
-        _recheck_empties(probs, crops, cnn)
+        _recheck_empties(probs, crops, cnn, hand)
     else:  # both
         probs[maybe] = (turns_averaged(mlp, some, probs[maybe]) + turns_averaged(cnn, some, cnn(some))) / 2.0
     return probs
@@ -473,12 +487,12 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     crops = square_crops(rect)
     x = features(crops) if CLASSIFIER != "cnn" else None
     t3 = time.perf_counter()
-    probs = square_probabilities(crops, x, model_path, cnn_path)
+    covered, beside = hand_squares(work, loc_work)
+    probs = square_probabilities(crops, x, model_path, cnn_path, hand=(covered | beside).reshape(-1))
     if CLASSIFIER == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
-    covered, beside = hand_squares(work, loc_work)
     blank, occluded = np.zeros_like(outside), np.zeros_like(outside)
     if BLANK_TILES or OCCLUDED_TILES:
         lab = board_lab(rect)

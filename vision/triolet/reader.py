@@ -289,13 +289,10 @@ def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32], hand: NDAr
     (``RECHECK_MAX_EMPTY``; a first read of "empty" at four times that or more cannot average
     below it, so only the others are read turned). Squares under or beside a hand (``hand``)
     are checked however sure the MLP is, and take the CNN's reading below ``HAND_MAX_EMPTY``."""
-    empty = probs[:, EMPTY] >= TTA_BELOW_EMPTY
-    limit = np.full(len(probs), RECHECK_MAX_EMPTY, np.float32)
-    if hand is not None:
-        limit[hand] = HAND_MAX_EMPTY
-        band = np.where(empty & ((probs[:, EMPTY] < RECHECK_BELOW_EMPTY) | hand))[0]
-    else:
-        band = np.where(empty & (probs[:, EMPTY] < RECHECK_BELOW_EMPTY))[0]
+    hand = np.zeros(len(probs), bool) if hand is None else hand
+    limit = np.where(hand, np.float32(HAND_MAX_EMPTY), np.float32(RECHECK_MAX_EMPTY))
+    p_empty = probs[:, EMPTY]
+    band = np.flatnonzero((p_empty >= TTA_BELOW_EMPTY) & ((p_empty < RECHECK_BELOW_EMPTY) | hand))
     if not len(band):
         return
     first = cnn(crops[band])

@@ -75,8 +75,9 @@ def test_corner_values_from_true_outlines(game: str, seed: int) -> None:
 
 @pytest.mark.slow
 def test_reads_rendered_tables_end_to_end() -> None:
-    """Rendered easy tables: most tiles found, their corner values and cells right."""
-    found = tiles = values_ok = corners = cells_ok = 0
+    """Rendered easy tables: every tile found, its corner values and cell right, nothing invented
+    (the tile finder net and the corner-value net; the lattice finder found 60–70 %)."""
+    found = tiles = values_ok = corners = cells_ok = extra = 0
     for game, seed in (("triominos", 4), ("trio_domino", 1)):
         image, labels = tiles_frame(game, seed)
         r = read_triangles(image, game)
@@ -86,11 +87,49 @@ def test_reads_rendered_tables_end_to_end() -> None:
         cells_ok += c["cells_ok"]
         values_ok += c["values_ok"]
         corners += 3 * c["found"]
-    assert found / tiles >= 0.6
-    assert values_ok / max(corners, 1) >= 0.7
-    assert cells_ok / max(found, 1) >= 0.85
+        extra += c["extra"]
+    assert found / tiles >= 0.95
+    assert values_ok / max(corners, 1) >= 0.95
+    assert cells_ok == found and extra == 0
+
+
+@pytest.mark.slow
+def test_reads_normal_tables_with_hands_tilt_and_clutter() -> None:
+    """Rendered normal tables (seeds 100–103 of both games, never trained on: training seeds are
+    ≥ 1,000,000): most tiles at least half in view found, most of their corner values right, at most
+    a few invented tiles. Measured at stop 25: 150 of 161 found, 91.4 % of corners, 1 extra tile;
+    the lattice finder and templates found about a third of the tiles on such pictures."""
+    in_view = found_in_view = found = values_ok = cells_ok = extra = 0
+    for game in ("triominos", "trio_domino"):
+        for seed in range(100, 104):
+            image, labels = tiles_frame(game, seed, "normal")
+            c = compare_tiles(read_triangles(image, game), labels)
+            in_view += c["in_view"]
+            found_in_view += c["found_in_view"]
+            found += c["found"]
+            values_ok += c["values_ok"]
+            cells_ok += c["cells_ok"]
+            extra += c["extra"]
+    assert found_in_view / in_view >= 0.85
+    assert values_ok / (3 * found) >= 0.85
+    assert cells_ok >= 0.95 * found and extra <= 3
 
 
 def test_unknown_game_is_bad_input() -> None:
     with pytest.raises(ValueError, match="game"):
         read_triangles(np.zeros((10, 10, 3), np.uint8), "dominoes")
+
+
+def test_assemble_places_every_tile_even_when_its_neighbours_barely_touch() -> None:
+    """A field whose anchor tile shares its side only within the grouping tolerance (a small tile
+    found 0.3 of its own side off) keeps all its tiles: the walk from the anchor uses the
+    tolerance that grouped them (before, a 1920×1080 Trio Domino table of 15 tiles read as one)."""
+    h = np.sqrt(3) / 2 * 100
+    b = np.array([[0.0, 0.0], [100.0, 0.0], [50.0, h]])  # points down, below the anchor
+    c = np.array([[100.0, 0.0], [150.0, h], [50.0, h]])  # points up, right of b
+    d = np.array([[100.0, 0.0], [200.0, 0.0], [150.0, h]])
+    base = np.array([[10.0, -23.0], [90.0, -23.0]])  # 25 px from b's top corners, 80 px apart
+    a = np.array([[50.0, -23.0 - 80 * np.sqrt(3) / 2], base[1], base[0]])
+    placed = assemble([b, c, d, a])
+    assert sorted(p.index for p in placed) == [0, 1, 2, 3]
+    assert len({p.field for p in placed}) == 1

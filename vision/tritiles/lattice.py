@@ -88,11 +88,20 @@ def assemble(tiles: list[F64], gap_tol: float = 0.3) -> list[Placed]:
     order = sorted(range(len(groups)), key=lambda g: (-len(groups[g]), float(tiles[anchors[g]].mean(0)[1])))
     out: list[Placed] = []
     for fnum, g in enumerate(order):
-        out.extend(_field_cells(tiles, nbrs, anchors[g], fnum))
+        out.extend(_field_cells(tiles, nbrs, anchors[g], fnum, tol))
+    # a tile the walk from its field's anchor did not reach starts a field of its own: no tile found
+    # in the picture is dropped
+    placed = {p.index for p in out}
+    for k in range(n):
+        if k not in placed:
+            more = _field_cells(tiles, [[m for m in nb if m not in placed] for nb in nbrs], k,
+                                len({p.field for p in out}), tol)
+            out.extend(more)
+            placed.update(p.index for p in more)
     return sorted(out, key=lambda p: p.index)
 
 
-def _field_cells(tiles: list[F64], nbrs: list[list[int]], anchor: int, fnum: int) -> list[Placed]:
+def _field_cells(tiles: list[F64], nbrs: list[list[int]], anchor: int, fnum: int, tol: float) -> list[Placed]:
     t0 = tiles[anchor]
     # the anchor's most horizontal side fixes the lattice's horizontal direction
     best, href = -1.0, np.array([1.0, 0.0])
@@ -125,7 +134,7 @@ def _field_cells(tiles: list[F64], nbrs: list[list[int]], anchor: int, fnum: int
             if m in cells:
                 continue
             cm = tiles[m].mean(0)
-            shared = _shared_side(tiles[k], tiles[m], 0.3 * _side_len(tiles[k]))
+            shared = _shared_side(tiles[k], tiles[m], tol)  # the tolerance that made them neighbours
             if shared is None:
                 continue
             mid = (tiles[k][shared[0]] + tiles[k][shared[1]]) / 2

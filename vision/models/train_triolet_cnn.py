@@ -116,10 +116,11 @@ EMPTY_SHARE = 0.35
 class Net(nn.Module):  # type: ignore[misc,unused-ignore]
     """Area shrink → per-crop standardisation → conv blocks → hidden layer → 18 logits."""
 
-    def __init__(self, in_size: int = IN_SIZE, widths: tuple[int, ...] = WIDTHS, hidden: int = HIDDEN) -> None:
+    def __init__(self, in_size: int = IN_SIZE, widths: tuple[int, ...] = WIDTHS, hidden: int = HIDDEN,
+                 crop: int = CROP, classes: int = N_CLASSES) -> None:
         super().__init__()
         self.in_size = in_size
-        self.register_buffer("shrink", torch.from_numpy(area_matrix(CROP, in_size)))
+        self.register_buffer("shrink", torch.from_numpy(area_matrix(crop, in_size)))
         blocks: list[nn.Module] = []
         c = 3
         for w in widths:
@@ -132,7 +133,7 @@ class Net(nn.Module):  # type: ignore[misc,unused-ignore]
         self.side = side
         self.fc0 = nn.Linear(c * side * side, hidden)
         self.drop = nn.Dropout(0.2)
-        self.fc1 = nn.Linear(hidden, N_CLASSES)
+        self.fc1 = nn.Linear(hidden, classes)
 
     def prepare(self, x: torch.Tensor) -> torch.Tensor:
         """(n, 3, 56, 56) intensities 0–1 → shrunk and standardised (n, 3, s, s)."""

@@ -1,7 +1,9 @@
 """``read_triangles``: one picture of a Triominos / Trio Domino table → tiles, values, cells, fields.
 
-Stages: ``detect`` (face masks, lattice fit, tile triangles), ``values`` (corner windows, numerals
-or pips, M-B1 decoding), pooling over shared lattice points (M-P1), ``lattice`` (cells, fields).
+Stages: ``finder`` (a trained net's tile centre, corner and face maps → tile triangles; the older
+``detect``: face masks and a lattice fitted per blob), ``values`` (the corner-value net, or ink
+against numeral and dot-layout templates; M-B1 decoding), pooling over shared lattice points
+(M-P1), ``lattice`` (cells, fields).
 """
 
 from __future__ import annotations
@@ -17,16 +19,36 @@ from numpy.typing import NDArray
 from vision.locate import BoardNotLocatedError
 from vision.trigon.calib import redistort_points, undistort_image
 
-from .detect import find_tiles
+from .detect import FoundTile, find_tiles
+from .finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder
 from .lattice import assemble, clockwise
 from .reading import TileCorner, TileReading, TrianglesReading
-from .values import corner_windows, decode_tile, is_pip_edition, mark_quality, value_scores
+from .values import (
+    VALUES_PATH,
+    corner_windows,
+    decode_tile,
+    is_pip_edition,
+    mark_quality,
+    net_value_scores,
+    value_scores,
+)
 
 F64 = NDArray[np.float64]
 
 GAMES = ("triominos", "trio_domino")
 #: A found triangle whose corners show no clean numeral or dot layout is not a tile (table pattern, card).
 MIN_MARK_QUALITY = 0.3
+#: How tiles are found: ``"net"`` (``finder``: the trained centre/corner/face maps) or ``"lattice"``
+#: (``detect``: face masks and a lattice fitted to each blob; also used when the net's weights are
+#: missing).
+FINDER = "net"
+#: The finder net's weights (``None``: the committed ``tile_finder.npz``).
+FINDER_WEIGHTS: str | None = None
+#: How corner values are read: ``"net"`` (the corner-value net, ``values.net_value_scores``) or
+#: ``"templates"`` (ink against numeral and dot-layout templates; also used when the net is missing).
+VALUES = "net"
+#: The corner-value net's weights (``None``: the committed ``tile_values.npz``).
+VALUES_WEIGHTS: str | None = None
 
 
 class TilesNotFoundError(BoardNotLocatedError):
@@ -69,6 +91,21 @@ def pooled_scores(corners: list[F64], scores: list[list[F64]]) -> list[list[F64]
     return out
 
 
+def _finder_net() -> FinderNet | None:
+    """The finder net ``FINDER`` asks for, or ``None`` (the lattice finder)."""
+    if FINDER == "net" and (FINDER_WEIGHTS or FINDER_PATH.exists()):
+        return load_finder(FINDER_WEIGHTS)
+    return None
+
+
+def locate_tiles(image: NDArray[np.uint8]) -> list[FoundTile]:
+    """The tiles in a (undistorted) picture, by ``FINDER``."""
+    net = _finder_net()
+    if net is not None:
+        return [FoundTile(c, cover, 0) for c, cover, _h in find_tiles_net(image, net)]
+    return find_tiles(image)
+
+
 def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, Any] | None = None,
                    debug_dir: str | Path | None = None) -> TrianglesReading:
     """Read the tiles in ``image`` (BGR): corners, values (numerals or pips), lattice cells, fields.
@@ -80,7 +117,8 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
         raise ValueError("expected a BGR colour picture (H×W×3)")
     t0 = time.perf_counter()
     img = undistort_image(image, calibration)
-    found = find_tiles(img)
+    by_net = _finder_net() is not None
+    found = locate_tiles(img)
     if not found:
         raise TilesNotFoundError(f"no {game} tiles found in the picture")
     t1 = time.perf_counter()
@@ -91,13 +129,19 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
         cws.append(cw)
         wins.append(w)
     pips = is_pip_edition([w for ws in wins for w in ws])
-    keep = [i for i, ws in enumerate(wins) if mark_quality(ws, pips) >= MIN_MARK_QUALITY]
+    if not by_net:  # the lattice finder's false tiles (cards, cloth squares) show no clean mark
+        keep = [i for i, ws in enumerate(wins) if mark_quality(ws, pips) >= MIN_MARK_QUALITY]
+    else:
+        keep = list(range(len(found)))
     if not keep:
         raise TilesNotFoundError(f"no {game} tiles found in the picture")
     found = [found[i] for i in keep]
     cws = [cws[i] for i in keep]
     wins = [wins[i] for i in keep]
-    scores = [[value_scores(w, pips) for w in ws] for ws in wins]
+    if VALUES == "net" and (VALUES_WEIGHTS or VALUES_PATH.exists()):
+        scores = net_value_scores(img, cws, VALUES_WEIGHTS)
+    else:
+        scores = [[value_scores(w, pips) for w in ws] for ws in wins]
     pooled = pooled_scores(cws, scores)
     values: list[tuple[int, int, int]] = []
     confs: list[float] = []

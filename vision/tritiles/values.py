@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -28,6 +29,10 @@ CANON = np.array([APEX, APEX + np.array([L / 2, ROW]), APEX + np.array([-L / 2, 
 CENTROID = CANON.mean(axis=0)
 GLYPH_CENTRE = APEX + (CENTROID - APEX) * 0.42
 GLYPH = (20, 28)  # template width, height
+#: side of the corner crop the value net reads: the corner's mark and its surroundings, centred on
+#: ``GLYPH_CENTRE`` of the upright canonical tile
+CORNER_CROP = 56
+VALUES_PATH = Path(__file__).resolve().parent.parent / "models" / "tile_values.npz"
 
 
 def clockwise(tri: F64) -> F64:
@@ -42,6 +47,16 @@ def corner_patch(image: U8, tri_cw: F64, i: int) -> U8:
     src = np.array([tri_cw[i], tri_cw[(i + 1) % 3], tri_cw[(i + 2) % 3]], np.float32)
     m = cv2.getAffineTransform(src, CANON.astype(np.float32))
     return np.asarray(cv2.warpAffine(image, m, (SIZE, SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+
+
+def corner_crop(image: U8, tri_cw: F64, i: int) -> U8:
+    """``CORNER_CROP`` px square around the mark of corner ``i`` (of the clockwise corners), the
+    tile turned upright with that corner on top (the value net's input)."""
+    src = np.array([tri_cw[i], tri_cw[(i + 1) % 3], tri_cw[(i + 2) % 3]], np.float32)
+    m = cv2.getAffineTransform(src, CANON.astype(np.float32))
+    m[:, 2] += CORNER_CROP / 2 - GLYPH_CENTRE
+    return np.asarray(cv2.warpAffine(image, m, (CORNER_CROP, CORNER_CROP), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE))
 
 
 @lru_cache(maxsize=1)
@@ -238,6 +253,20 @@ def mark_quality(windows: list[U8], pips: bool) -> float:
             continue
         q += float(pip_scores(w)[1:].max()) if pips else float(numeral_scores(w).max())
     return q / max(1, len(windows))
+
+
+def net_value_scores(image: U8, tiles_cw: list[F64], path: str | None = None) -> list[list[F64]]:
+    """Per tile (clockwise corners), per corner: log-probabilities of values 0–5 from the corner-value
+    net (``VALUES_PATH``: the Triolet reader's square-CNN architecture with six outputs, trained by
+    ``vision/models/train_tile_values.py``)."""
+    from vision.triolet.cnn import load_cnn
+
+    if not tiles_cw:
+        return []
+    net = load_cnn(path or str(VALUES_PATH))
+    crops = np.stack([corner_crop(image, cw, i) for cw in tiles_cw for i in range(3)])
+    logp = np.log(np.maximum(net.proba(crops).astype(np.float64), 1e-6))
+    return [[logp[3 * k + i] for i in range(3)] for k in range(len(tiles_cw))]
 
 
 def value_scores(win: U8, pips: bool) -> F64:

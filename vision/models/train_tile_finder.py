@@ -284,7 +284,7 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
             loss.backward()  # type: ignore[no-untyped-call,unused-ignore]
             opt.step()
             sched.step()
-            total += float(loss)
+            total += float(loss.item())
         net.eval()
         with torch.no_grad():
             vl = 0.0

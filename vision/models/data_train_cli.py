@@ -1,14 +1,41 @@
-"""The command line shared by the training scripts that render their own data: ``data`` (render
-frames into a file) and ``train`` (fit a net on such files)."""
+"""What the tile-game training scripts share: their command line (``data``: render frames into a
+file; ``train``: fit a net on such files) and the loop over the rendered training frames."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: training frames use seeds from here up; the benchmarks' seeds stay below
+TRAIN_SEED_BASE = 1_000_000
+#: frame ``seed`` is rendered at ``DIFFICULTIES[seed % 4]``, the games alternating
+DIFFICULTIES = ("easy", "normal", "normal", "hard")
+GAMES = ("triominos", "trio_domino")
 
 MakeData = Callable[[int, int, Path], int]
 Train = Callable[[list[Path], int, int, int, Path, Path | None], int]
+
+
+def tile_frames(start: int, count: int) -> Iterator[tuple[Any, np.random.Generator]]:
+    """``count`` rendered Triominos / Trio Domino frames (``RenderedFrame``) from seed
+    ``TRAIN_SEED_BASE + start``, each with the generator that picks what to cut from it; progress on
+    stderr every 20 frames."""
+    from vision.render.triangles import random_triangles_frame
+
+    rng = np.random.default_rng(start)
+    t0 = time.time()
+    for i in range(count):
+        seed = TRAIN_SEED_BASE + start + i
+        yield random_triangles_frame(GAMES[i % 2], seed, DIFFICULTIES[seed % len(DIFFICULTIES)]), rng
+        if (i + 1) % 20 == 0:
+            each = (time.time() - t0) / (i + 1)
+            print(f"data: {i + 1}/{count} frames ({each:.2f} s each)", file=sys.stderr, flush=True)
 
 
 def run_cli(argv: list[str] | None, prog: str, doc: str, make_data: MakeData, train: Train, out: Path,

@@ -3,7 +3,7 @@
     python3 -m vision.models.train_tile_finder data --start 0 --count 400 --out /tmp/tf/d_0.npz
     python3 -m vision.models.train_tile_finder train /tmp/tf/d_*.npz --epochs 14 --threads 2
 
-``data`` renders frames of both games with seeds ``TRAIN_SEED_BASE + start …`` (difficulties
+``data`` renders frames of both games with seeds ``data_train_cli.TRAIN_SEED_BASE + start …`` (difficulties
 easy, normal and hard in turn), shrinks each to the finder's working size
 (``vision.tritiles.finder.WORK_SIZE``) and cuts ``PATCHES`` patches of ``PATCH`` px, most of them
 around tiles, with three target maps at a quarter of the patch's resolution:
@@ -29,18 +29,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.models.data_train_cli import run_cli
+from vision.models.data_train_cli import run_cli, tile_frames
 from vision.tritiles.finder import FINDER_PATH, STRIDE, WORK_SIZE
 
-TRAIN_SEED_BASE = 1_000_000
 PATCH = 256
 PATCHES = 6
 #: tiles at least this much in view get a centre target
 CENTRE_MIN_VISIBLE = 0.6
 #: Gaussian spread of the point targets, in output cells (a quarter of a working pixel each way)
 SIGMA = 1.0
-DIFFICULTIES = ("easy", "normal", "normal", "hard")
-GAMES = ("triominos", "trio_domino")
 
 U8 = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -94,13 +91,9 @@ def targets(labels: dict[str, Any], occluders: U8 | None, scale: float, shape: t
     return np.stack([c_map, k_map, f_map]).astype(np.float32)
 
 
-def frame_patches(game: str, seed: int, rng: np.random.Generator) -> tuple[U8, F32]:
+def frame_patches(f: Any, rng: np.random.Generator) -> tuple[U8, F32]:
     """``PATCHES`` (image, target) patches of one rendered frame: (n, PATCH, PATCH, 3) BGR and
     (n, 3, PATCH/STRIDE, PATCH/STRIDE)."""
-    from vision.render.triangles import random_triangles_frame
-
-    diff = DIFFICULTIES[seed % len(DIFFICULTIES)]
-    f = random_triangles_frame(game, seed, diff)
     h, w = f.image.shape[:2]
     scale = min(1.0, WORK_SIZE / max(h, w))
     work = f.image if scale >= 1.0 else cv2.resize(f.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -127,18 +120,12 @@ def frame_patches(game: str, seed: int, rng: np.random.Generator) -> tuple[U8, F
 
 
 def make_data(start: int, count: int, out: Path) -> int:
-    """Render ``count`` frames (games alternating) from seed ``TRAIN_SEED_BASE + start`` into ``out``."""
-    rng = np.random.default_rng(start)
+    """Render ``count`` frames (``tile_frames``) into ``out``."""
     ims, tgs = [], []
-    t0 = time.time()
-    for i in range(count):
-        seed = TRAIN_SEED_BASE + start + i
-        im, tg = frame_patches(GAMES[i % 2], seed, rng)
+    for f, rng in tile_frames(start, count):
+        im, tg = frame_patches(f, rng)
         ims.append(im)
         tgs.append((tg * 255).round().astype(np.uint8))
-        if (i + 1) % 20 == 0:
-            each = (time.time() - t0) / (i + 1)
-            print(f"data: {i + 1}/{count} frames ({each:.2f} s each)", file=sys.stderr, flush=True)
     np.savez_compressed(out, images=np.concatenate(ims), targets=np.concatenate(tgs))
     return 0
 

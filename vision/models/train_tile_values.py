@@ -3,7 +3,7 @@
     python3 -m vision.models.train_tile_values data --start 0 --count 300 --out /tmp/tv/v_0.npz
     python3 -m vision.models.train_tile_values train /tmp/tv/v_*.npz --epochs 10 --threads 2
 
-``data`` renders frames of both games (seeds ``TRAIN_SEED_BASE + start …``, difficulties easy,
+``data`` renders frames of both games (seeds ``data_train_cli.TRAIN_SEED_BASE + start …``, difficulties easy,
 normal and hard in turn) and cuts, for every tile at least ``MIN_VISIBLE`` in view, the window of
 each corner as the reader sees it (``vision.tritiles.values.corner_crop``: the tile turned upright
 with that corner on top), from the true outline moved by the finder's typical error (each corner
@@ -18,27 +18,22 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.models.data_train_cli import run_cli
+from vision.models.data_train_cli import run_cli, tile_frames
 from vision.tritiles.values import CORNER_CROP, VALUES_PATH, clockwise, corner_crop
 
-TRAIN_SEED_BASE = 1_000_000
 MIN_VISIBLE = 0.85
 #: corner shift, as a share of the tile's side (standard deviation per axis)
 JITTER = 0.035
-DIFFICULTIES = ("easy", "normal", "normal", "hard")
-GAMES = ("triominos", "trio_domino")
 IN_SIZE = 28
 
 
-def frame_crops(game: str, seed: int, rng: np.random.Generator) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+def frame_crops(f: Any, rng: np.random.Generator) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Corner crops (n, CORNER_CROP, CORNER_CROP, 3) and their values of one rendered frame."""
-    from vision.render.triangles import random_triangles_frame
-
-    f = random_triangles_frame(game, seed, DIFFICULTIES[seed % len(DIFFICULTIES)])
     crops, ys = [], []
     for t in f.labels["tiles"]:
         if float(t.get("visible", 1.0)) < MIN_VISIBLE:
@@ -57,17 +52,12 @@ def frame_crops(game: str, seed: int, rng: np.random.Generator) -> tuple[NDArray
 
 
 def make_data(start: int, count: int, out: Path) -> int:
-    """Render ``count`` frames (games alternating) from seed ``TRAIN_SEED_BASE + start`` into ``out``."""
-    rng = np.random.default_rng(start)
+    """Render ``count`` frames (``tile_frames``) into ``out``."""
     xs, ys = [], []
-    t0 = time.time()
-    for i in range(count):
-        x, y = frame_crops(GAMES[i % 2], TRAIN_SEED_BASE + start + i, rng)
+    for f, rng in tile_frames(start, count):
+        x, y = frame_crops(f, rng)
         xs.append(x)
         ys.append(y)
-        if (i + 1) % 20 == 0:
-            each = (time.time() - t0) / (i + 1)
-            print(f"data: {i + 1}/{count} frames ({each:.2f} s each)", file=sys.stderr, flush=True)
     np.savez_compressed(out, crops=np.concatenate(xs), y=np.concatenate(ys))
     return 0
 

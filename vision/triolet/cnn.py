@@ -17,11 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+from vision.onnx_run import ONNX_RUNTIMES, onnx_runner
 
 from .cnn_onnx import square_cnn_onnx
 
@@ -160,37 +161,15 @@ def _load_runner(cnn: SquareCnn, runtime: str) -> Runner | None:
     """``cnn`` loaded into ``runtime`` (one thread), or ``None`` when it cannot be."""
     if runtime == "numpy":
         return cnn.numpy_logits
-    if runtime == "onnxruntime":
-        try:
-            import onnxruntime as ort
-        except ImportError:
-            return None
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = opts.inter_op_num_threads = 1  # the reader's budget is one core
-        opts.log_severity_level = 3
-        try:
-            session = ort.InferenceSession(square_cnn_onnx(cnn), opts, providers=["CPUExecutionProvider"])
-        except Exception:  # any load failure (onnxruntime's own errors): the next runtime runs it
-            return None
-        name = session.get_inputs()[0].name
+    if runtime not in ONNX_RUNTIMES:
+        raise ValueError(f"unknown CNN runtime {runtime!r} (one of {', '.join(RUNTIMES)})")
+    run = onnx_runner(square_cnn_onnx(cnn), runtime)
+    if run is None:
+        return None
 
-        def run_ort(x: F32) -> F32:  # InferenceSession.run is thread-safe: no lock
-            out = session.run(None, {name: np.ascontiguousarray(x.transpose(0, 3, 1, 2))})[0]
-            return np.asarray(out, np.float32).reshape(len(x), -1)
-        return run_ort
-    if runtime == "cv2.dnn":
-        try:
-            net: Any = cv2.dnn.readNetFromONNX(np.frombuffer(square_cnn_onnx(cnn), np.uint8))
-        except (cv2.error, AttributeError, TypeError):
-            return None
-        lock = threading.Lock()
-
-        def run_dnn(x: F32) -> F32:
-            with lock:  # one forward pass at a time per net
-                net.setInput(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
-                return np.asarray(net.forward(), np.float32).reshape(len(x), -1)
-        return run_dnn
-    raise ValueError(f"unknown CNN runtime {runtime!r} (one of {', '.join(RUNTIMES)})")
+    def run_nhwc(x: F32) -> F32:  # the crops are channels last, the model channels first
+        return np.asarray(run(np.ascontiguousarray(x.transpose(0, 3, 1, 2))), np.float32).reshape(len(x), -1)
+    return run_nhwc
 
 
 def cnn_from_arrays(d: dict[str, NDArray[np.generic]]) -> SquareCnn:

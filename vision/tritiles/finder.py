@@ -20,13 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.onnx_proto import ints_attr, model, node, tensor, value_info
+from vision.onnx_run import ONNX_RUNTIMES, onnx_runner
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -82,39 +82,13 @@ class FinderNet:
         """Maps (3, h, w) of one prepared input (1, 3, H, W)."""
         with self._lock:
             if "run" not in self._runner:
-                self._runner["run"] = _load_runner(self.onnx())
+                proto = self.onnx()
+                runners = (onnx_runner(proto, rt) for rt in ONNX_RUNTIMES)  # the first that loads it
+                self._runner["run"] = next((r for r in runners if r is not None), None)
             fn = self._runner["run"]
         if fn is None:
             raise FinderMissingError("neither ONNX Runtime nor OpenCV's DNN module can run the tile finder")
         return np.asarray(fn(x)[0], np.float32)
-
-
-def _load_runner(proto: bytes) -> Callable[[F32], F32] | None:
-    """A function running the model ``proto`` on one thread: ONNX Runtime, else ``cv2.dnn``."""
-    try:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        session = ort.InferenceSession(proto, opts, providers=["CPUExecutionProvider"])
-
-        def run_ort(x: F32) -> F32:
-            return np.asarray(session.run(None, {"x": x})[0], np.float32)
-        return run_ort
-    except Exception:  # not installed, or cannot load the model: OpenCV's DNN module runs it
-        pass
-    try:
-        net: Any = cv2.dnn.readNetFromONNX(np.frombuffer(proto, np.uint8))
-    except (cv2.error, AttributeError, TypeError):
-        return None
-    lock = threading.Lock()
-
-    def run_dnn(x: F32) -> F32:
-        with lock:
-            net.setInput(x)
-            return np.asarray(net.forward(), np.float32)
-    return run_dnn
 
 
 def finder_from_arrays(d: dict[str, NDArray[np.generic]]) -> FinderNet:

@@ -32,6 +32,7 @@ from .values import (
     net_value_scores,
     value_scores,
 )
+from .values import clockwise as clockwise_corners
 
 F64 = NDArray[np.float64]
 
@@ -98,9 +99,9 @@ def _finder_net() -> FinderNet | None:
     return None
 
 
-def locate_tiles(image: NDArray[np.uint8]) -> list[FoundTile]:
-    """The tiles in a (undistorted) picture, by ``FINDER``."""
-    net = _finder_net()
+def locate_tiles(image: NDArray[np.uint8], net: FinderNet | None = None) -> list[FoundTile]:
+    """The tiles in a (undistorted) picture: by the finder ``net`` when given, else by the lattice
+    finder."""
     if net is not None:
         return [FoundTile(c, cover, 0) for c, cover, _h in find_tiles_net(image, net)]
     return find_tiles(image)
@@ -117,31 +118,29 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
         raise ValueError("expected a BGR colour picture (H×W×3)")
     t0 = time.perf_counter()
     img = undistort_image(image, calibration)
-    by_net = _finder_net() is not None
-    found = locate_tiles(img)
+    net = _finder_net()
+    found = locate_tiles(img, net)
     if not found:
         raise TilesNotFoundError(f"no {game} tiles found in the picture")
     t1 = time.perf_counter()
-    cws: list[F64] = []
-    wins: list[list[NDArray[np.uint8]]] = []
-    for ft in found:
-        cw, w = corner_windows(img, ft.corners)
-        cws.append(cw)
-        wins.append(w)
-    pips = is_pip_edition([w for ws in wins for w in ws])
-    if not by_net:  # the lattice finder's false tiles (cards, cloth squares) show no clean mark
-        keep = [i for i, ws in enumerate(wins) if mark_quality(ws, pips) >= MIN_MARK_QUALITY]
-    else:
-        keep = list(range(len(found)))
-    if not keep:
-        raise TilesNotFoundError(f"no {game} tiles found in the picture")
-    found = [found[i] for i in keep]
-    cws = [cws[i] for i in keep]
-    wins = [wins[i] for i in keep]
-    if VALUES == "net" and (VALUES_WEIGHTS or VALUES_PATH.exists()):
+    by_value_net = VALUES == "net" and bool(VALUES_WEIGHTS or VALUES_PATH.exists())
+    if net is not None and by_value_net:  # neither the ink windows nor the edition are needed
+        cws = [clockwise_corners(ft.corners) for ft in found]
         scores = net_value_scores(img, cws, VALUES_WEIGHTS)
     else:
-        scores = [[value_scores(w, pips) for w in ws] for ws in wins]
+        cws, wins = [], []
+        for ft in found:
+            cw, w = corner_windows(img, ft.corners)
+            cws.append(cw)
+            wins.append(w)
+        pips = is_pip_edition([w for ws in wins for w in ws])
+        if net is None:  # the lattice finder's false tiles (cards, cloth squares) show no clean mark
+            keep = [i for i, ws in enumerate(wins) if mark_quality(ws, pips) >= MIN_MARK_QUALITY]
+            if not keep:
+                raise TilesNotFoundError(f"no {game} tiles found in the picture")
+            found, cws, wins = [found[i] for i in keep], [cws[i] for i in keep], [wins[i] for i in keep]
+        scores = (net_value_scores(img, cws, VALUES_WEIGHTS) if by_value_net
+                  else [[value_scores(w, pips) for w in ws] for ws in wins])
     pooled = pooled_scores(cws, scores)
     values: list[tuple[int, int, int]] = []
     confs: list[float] = []

@@ -28,6 +28,8 @@ from .tracker_source import TrackerSource
 
 #: Picture size and frame rate of the live simulated table (small enough for real time on 2 cores).
 LIVE_SIZE = (960, 540)
+#: Games read whole (no board to fill the view: tiles and triangles are small) get a larger picture.
+LIVE_SIZE_WHOLE = (1280, 720)
 LIVE_FPS = 5.0
 #: Renderer difficulty of the live table (plain top-down-ish views).
 LIVE_DIFFICULTY = "easy"
@@ -47,8 +49,14 @@ def check_reader(game: str) -> None:
     except ModuleNotFoundError as exc:
         raise ReaderUnavailable(f"{exc.name} is missing") from None
     try:
-        ReaderObserver(game)
+        if game == "triolet":
+            ReaderObserver(game)
+        else:
+            from vision.tracker.picture_readers import real_reader
+            real_reader(game)
     except ReaderUnavailableError as exc:
+        raise ReaderUnavailable(str(exc)) from None
+    except RuntimeError as exc:  # PictureReaderUnavailableError
         raise ReaderUnavailable(str(exc)) from None
 
 
@@ -68,12 +76,15 @@ class RenderedGame:
     difficulty: str = LIVE_DIFFICULTY
     labels: dict[int, dict[str, Any]] = field(default_factory=dict)
     keep_labels: bool = False
+    #: Trigon: the table's variant (the rendered game is played by its rules)
+    variant: str | None = None
 
     def __post_init__(self) -> None:
         from vision.render.video import GameVideo, VideoSpec, _timeline
 
         self.video = GameVideo(VideoSpec(self.game, seed=self.seed, fps=self.fps, size=self.size,
-                                         players=self.players, difficulty=self.difficulty))
+                                         players=self.players, difficulty=self.difficulty,
+                                         variant=self.variant))
         v = self.video
         self.moments: list[Any] = list(_timeline(v.spec, v.adapter, v.camera, v.look, v.rng))
         self.truth: list[Event] = list(v.sim.events)
@@ -105,14 +116,20 @@ class RenderedGame:
 class LiveSimSource(TrackerSource):
     """Renderer frames → real reader tracker → table, in real time (``--source sim``)."""
 
-    def __init__(self, ctx: SourceContext, speed: float = 1.0, size: tuple[int, int] = LIVE_SIZE,
+    def __init__(self, ctx: SourceContext, speed: float = 1.0, size: tuple[int, int] | None = None,
                  fps: float = LIVE_FPS, observer: Any = None, seed: int | None = None,
                  keep_labels: bool = False) -> None:
         super().__init__("sim", ctx, speed=speed, pace=True)
         cp = ctx.checkpoint or {}
         self.seed = int(cp.get("seed", seed if seed is not None else ctx.seed * 1_000_003 + ctx.game_id))
+        if size is None:
+            size = LIVE_SIZE if ctx.header.game == "triolet" else LIVE_SIZE_WHOLE
+        variant = None
+        if ctx.header.game == "trigon":
+            from engine.trigon.variants import rules_of
+            variant = str(rules_of(ctx.header).variant.id)
         self.render_game = RenderedGame(ctx.header.game, self.seed, len(ctx.header.players), size, fps,
-                                        keep_labels=keep_labels)
+                                        keep_labels=keep_labels, variant=variant)
         self.fps = fps
         self.start_frame = int(cp["frame"]) + 1 if "frame" in cp else 0
         self.unseen_done: set[int] = {int(k) for k in cp.get("unseen", [])}
@@ -142,13 +159,13 @@ class LiveSimSource(TrackerSource):
             yield i, t, g.render(i)
 
     def _default_tracker(self, frames: Any, corners: Any) -> Any:
-        from vision.tracker.observer import BoardFix
         from vision.tracker.reader import ReaderObserver
-        from vision.tracker.tracker import MoveTracker
+        from vision.tracker.track import tracker_for
 
+        if self.ctx.header.game != "triolet":
+            return tracker_for(self.ctx.header, frames, corners)
         observer = self.observer if self.observer is not None else ReaderObserver(self.ctx.header.game)
-        fix = BoardFix.from_corners(corners) if corners else None
-        return MoveTracker(self.ctx.header, observer, initial_fix=fix)
+        return tracker_for(self.ctx.header, frames, corners, observer)
 
     # -- hooks of TrackerSource ------------------------------------------------------------------
     def checkpoint(self) -> dict[str, Any]:

@@ -111,12 +111,9 @@ class TrackerSource:
         return iter(())
 
     def _default_tracker(self, frames: Any, corners: Any) -> Any:
-        from vision.tracker.observer import BoardFix
-        from vision.tracker.track import default_observer
-        from vision.tracker.tracker import MoveTracker
+        from vision.tracker.track import tracker_for
 
-        fix = BoardFix.from_corners(corners) if corners else None
-        return MoveTracker(self.ctx.header, default_observer(self.ctx.header.game, frames), initial_fix=fix)
+        return tracker_for(self.ctx.header, frames, corners)
 
     # -- keeping the two sessions in step --------------------------------------------------------
     def _committed(self, tracker_seq: int | None) -> Any:

@@ -130,7 +130,8 @@ def _reader_available() -> bool:
     return True
 
 
-def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 60.0) -> list[dict[str, Any]]:
+def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 60.0,
+               game: str = "triolet") -> list[dict[str, Any]]:
     """Run the live simulated table (unpaced) until ``placements`` legal ones stand (placed, not
     taken back); its events."""
     from companion_api.app import create_app
@@ -142,7 +143,7 @@ def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 6
         sources.append(src)
         return src
 
-    app = create_app(h.settings(db, game="triolet", players=["Ana", "Ben"]), source_factory=make)
+    app = create_app(h.settings(db, game=game, players=["Ana", "Ben"]), source_factory=make)
     with TestClient(app) as c:
         tok = {"token": app.state.tokens.viewer}
         deadline = time.monotonic() + timeout
@@ -195,6 +196,34 @@ def test_live_sim_tracker_logs_the_rendered_game_and_resumes_T_P1(tmp_path: Path
     for t, got in zip(truth, placed, strict=False):
         assert same_placement(to_view(t, q), got), (t.to_json(), got.to_json())
     assert all(e.get("evidence") == str(e["seq"]) for e in second if e["type"] == "place" and e["source"] == "vision")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["trio_domino", "trigon"])
+def test_live_sim_follows_the_other_games_with_their_readers(tmp_path: Path, game: str) -> None:
+    """``--source sim`` for Trio Domino and Trigon: the rest tracker reads the rendered table with the
+    game's own reader; its placements are the renderer's, in order, with evidence crops."""
+    from companion_api.live_sim import ReaderUnavailable, check_reader
+
+    try:
+        check_reader(game)
+    except ReaderUnavailable as exc:
+        pytest.skip(str(exc))
+    sources: list[Any] = []
+    got = _run_table(tmp_path / "live.sqlite3", 3, sources, timeout=120.0, game=game)
+    places = [e for e in got if e["type"] == "place"]
+    assert len(places) >= 3 and all(e["source"] == "vision" for e in places)
+    truth = [e for e in sources[0].render_game.truth if e.type == "place"]
+    if game == "trigon":  # cells are named in the view frame: the colours take turns as in the truth
+        assert [e["colour"] for e in places[:3]] == [t.colour for t in truth[:3]]
+    else:  # the lattice is the tracker's own: each placement matches the tiles it touches (D-P1)
+        assert all(e["cell"] in ([0, 0], [1, 0]) for e in places[:1]) and all(e["field"] == 0 for e in places)
+    store = Store(tmp_path / "live.sqlite3")
+    row = store.latest_game(unfinished_only=True, game=game)
+    assert row is not None
+    pics = store.evidence(row.id, places[0]["seq"])
+    store.close()
+    assert pics is not None and pics[0] and pics[1]
 
 
 def test_sim_falls_back_to_sim_lite_when_the_tracker_cannot_start(monkeypatch: pytest.MonkeyPatch,

@@ -26,7 +26,9 @@ TAKEBACK, LIGHT, NUDGE = 0.25, 0.2, 0.15
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="triolet", choices=["triolet"], help="which game (triolet only so far)")
+    p.add_argument("--game", default="triolet", choices=["triolet", "trigon", "triominos", "trio_domino"],
+                   help="which game (default triolet; trigon and the tile games are followed by whole-picture "
+                        "reads at rest, with the oracle and reader observers only)")
     p.add_argument("--videos", type=int, default=20, help="how many game videos (default 20)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first video (default 1)")
     p.add_argument("--observer", default="oracle,locator,reader",
@@ -64,7 +66,8 @@ def ensure_videos(args: argparse.Namespace) -> list[Path]:
             t0 = time.perf_counter()
             sys.stderr.write(f"bench replay: rendering {video.name} …\n")
             spec = VideoSpec(game=args.game, seed=seed, difficulty=args.difficulty, fps=args.fps,
-                             size=(1280, 720), players=2, max_events=args.max_events, takeback_prob=TAKEBACK,
+                             size=(1280, 720), players=4 if args.game == "trigon" else 2,
+                             max_events=args.max_events, takeback_prob=TAKEBACK,
                              light_change_prob=LIGHT, nudge_prob=NUDGE)
             write_game_video(spec, folder)
             sys.stderr.write(f"bench replay: {video.name} in {time.perf_counter() - t0:.0f} s\n")
@@ -92,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     rows: list[list[Any]] = []
     notes: list[str] = []
     options = TrackerOptions(stable_seconds=args.stable)
+    if args.game != "triolet":
+        return _run_pictures(args, videos, kinds)
     for kind in kinds:
         observer = None
         if kind == "reader":
@@ -114,14 +119,52 @@ def run(args: argparse.Namespace) -> int:
                 for p in s.problems:
                     sys.stderr.write(f"    {p}\n")
         rows.append(_row(label, scores))
-    headers = ["observer", "videos", "moves", "exact %", "games exact", "false events", "missed",
-               "illegal reports", "undos", "corrections", "latency ms (median)", "latency ms (p90)",
-               "fps tracker", "fps with decode"]
-    print(format_table(headers, rows, title=f"companion bench replay --game {args.game}: {len(videos)} videos, "
+    _print(args, videos, rows, notes)
+    return 0
+
+
+HEADERS = ["observer", "videos", "moves", "exact %", "games exact", "false events", "missed",
+           "illegal reports", "undos", "corrections", "latency ms (median)", "latency ms (p90)",
+           "fps tracker", "fps with decode"]
+
+
+def _print(args: argparse.Namespace, videos: list[Path], rows: list[list[Any]], notes: list[str]) -> None:
+    print(format_table(HEADERS, rows, title=f"companion bench replay --game {args.game}: {len(videos)} videos, "
                                             f"{args.difficulty}, 1280x720 @ {args.fps:g} fps, "
                                             f"cv2 threads {args.threads}"))
     for n in notes:
         print(n)
+
+
+def _run_pictures(args: argparse.Namespace, videos: list[Path], kinds: list[str]) -> int:
+    """Trigon and the tile games: the rest tracker with the oracle (labels) or the real reader."""
+    from vision.tracker.evaluate_pictures import run_picture_file
+    from vision.tracker.picture_readers import PictureReaderUnavailableError
+    from vision.tracker.rest_tracker import RestOptions
+
+    rows: list[list[Any]] = []
+    notes: list[str] = []
+    options = RestOptions(stable_seconds=args.stable)
+    for kind in kinds:
+        if kind in ("locator", "misreads"):
+            notes.append(f"{kind}: not measured for {args.game} (its reader locates and reads in one step)")
+            continue
+        scores = []
+        for video in videos:
+            try:
+                s = run_picture_file(video, kind, options)
+            except PictureReaderUnavailableError as exc:
+                notes.append(f"{kind}: not measured ({exc})")
+                break
+            scores.append(s)
+            sys.stderr.write(f"bench replay: {kind} {video.stem}: {s.exact_moves}/{s.truth_moves} exact, "
+                             f"{s.false_events} false, {s.missed} missed\n")
+            if args.verbose:
+                for p in s.problems:
+                    sys.stderr.write(f"    {p}\n")
+        if scores:
+            rows.append(_row(kind, scores))
+    _print(args, videos, rows, notes)
     return 0
 
 

@@ -20,7 +20,10 @@ from engine.core.record import dump_record
 from .common import EXIT_NO_BOARD, CliError, emit
 
 GAMES = ("triolet", "trigon", "triominos", "trio_domino")
-FOLLOWED = ("triolet",)
+#: Triolet is followed square by square (``MoveTracker``); the others by whole-picture reads at rest
+#: (``RestTracker``).
+FOLLOWED = GAMES
+TRIGON_VARIANTS = ("trigon", "trigon_2", "trigon_3", "teams", "solo")
 #: progress goes to stderr every this many seconds of video once the video is long
 PROGRESS_EVERY_S = 30.0
 
@@ -41,6 +44,10 @@ def register(sub: Any) -> None:
     p.add_argument("--manual", metavar="EVENTS.jsonl", help="events the camera cannot see (exchange, pass, "
                    "reveal, correct), one JSON object per line with its \"ts\" (or \"frame\"): given to "
                    "the tracker when the video reaches them, as the phone would")
+    p.add_argument("--variant", choices=TRIGON_VARIANTS, default=None,
+                   help="trigon: the variant (default by player count: 2 trigon_2, 3 trigon_3, 4 trigon)")
+    p.add_argument("--first-player", type=int, default=1, metavar="SEAT",
+                   help="seat (1-based) of the player who lays the first tile or piece (default 1)")
     p.add_argument("--labels", metavar="LABELS.jsonl", help=argparse.SUPPRESS)  # renderer truth → oracle
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=run)
@@ -48,20 +55,16 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.sources import SourceError, open_source
-    from vision.tracker import MoveTracker, TrackerOptions
 
     if args.game not in FOLLOWED:
         raise CliError(f"--game {args.game}: replay follows {', '.join(FOLLOWED)} only so far")
-    if not 2 <= args.players <= 4:
-        raise CliError(f"--players {args.players}: Triolet is played by 2 to 4 players")
-    header = Header(game=args.game, players=tuple(f"P{i + 1}" for i in range(args.players)))
+    header = _header(args)
     try:
         frames = open_source(args.video, args.fps)
     except SourceError as exc:
         raise CliError(str(exc)) from None
     undistort, fix = _calibration(args.calibration, args.game)
-    observer = _observer(args)
-    tracker = MoveTracker(header, observer, TrackerOptions(stable_seconds=args.stable), initial_fix=fix)
+    tracker = _tracker(args, header, fix)
     debug = Path(args.debug) if args.debug else None
     if debug is not None:
         debug.mkdir(parents=True, exist_ok=True)
@@ -95,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if count == 0:
         raise CliError(f"{args.video}: holds no frames")
     if not tracker.ever_located:
-        sys.stderr.write(f"companion replay: no {args.game} board found in {args.video}\n")
+        what = "tiles" if args.game in ("triominos", "trio_domino") else "board"
+        sys.stderr.write(f"companion replay: no {args.game} {what} found in {args.video}\n")
         return EXIT_NO_BOARD
     for event in manual:  # after the last frame
         emit(_manual_line(tracker.submit(event)))
@@ -106,15 +110,65 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _header(args: argparse.Namespace) -> Header:
+    """The game's header from the options, checked by the engine (player count, variant)."""
+    from engine.core.errors import EventFormatError
+    from engine.core.registry import get_game
+
+    if args.variant is not None and args.game != "trigon":
+        raise CliError(f"--variant is a trigon option, not a {args.game} one")
+    if not 1 <= args.first_player <= max(1, args.players):
+        raise CliError(f"--first-player {args.first_player}: seats are numbered 1 to {args.players}")
+    options = {"variant": args.variant} if args.variant else {}
+    header = Header(game=args.game, players=tuple(f"P{i + 1}" for i in range(args.players)), options=options,
+                    first_player=args.first_player - 1)
+    try:
+        get_game(args.game).new(header)
+    except EventFormatError as exc:
+        raise CliError(f"--players {args.players}: {exc}") from None
+    return header
+
+
+def _tracker(args: argparse.Namespace, header: Header, fix: Any) -> Any:
+    """The tracker for the game: square by square for Triolet, whole pictures at rest otherwise."""
+    if args.game == "triolet":
+        from vision.tracker import MoveTracker, TrackerOptions
+
+        return MoveTracker(header, _observer(args), TrackerOptions(stable_seconds=args.stable), initial_fix=fix)
+    from vision.tracker.picture_readers import PictureReaderUnavailableError, oracle_reader, real_reader
+    from vision.tracker.rest_tracker import RestOptions, RestTracker
+
+    if args.labels:
+        labels = _labels(args.labels)
+        reader = oracle_reader(args.game, lambda i: labels[i] if 0 <= i < len(labels) else None)
+    else:
+        try:
+            reader = real_reader(args.game, str(header.options.get("variant") or _default_variant(header)))
+        except PictureReaderUnavailableError as exc:
+            raise CliError(str(exc)) from None
+    return RestTracker(header, reader, RestOptions(stable_seconds=args.stable))
+
+
+def _default_variant(header: Header) -> str:
+    from engine.trigon.variants import rules_of
+
+    return str(rules_of(header).variant.id) if header.game == "trigon" else "trigon"
+
+
+def _labels(path: str) -> list[Any]:
+    from vision.tracker.evaluate import load_labels
+
+    try:
+        return load_labels(path)
+    except (OSError, ValueError) as exc:
+        raise CliError(f"--labels {path}: {exc}") from None
+
+
 def _observer(args: argparse.Namespace) -> Any:
     if args.labels:
-        from vision.tracker.evaluate import load_labels
         from vision.tracker.oracle import OracleObserver
 
-        try:
-            labels = load_labels(args.labels)
-        except (OSError, ValueError) as exc:
-            raise CliError(f"--labels {args.labels}: {exc}") from None
+        labels = _labels(args.labels)
         return OracleObserver(lambda i: labels[i] if 0 <= i < len(labels) else None)
     from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
 

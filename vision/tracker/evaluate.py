@@ -158,7 +158,7 @@ def score_video(name: str, frames: Iterable[tuple[int, float, Any]], labels: lis
             score.exact_moves += 1
             frame = ev.meta.frame
             if frame is not None and seq in out_at:
-                score.latencies_ms.append(1000.0 * (out_at[seq][0] - frame / _fps(labels)))
+                score.latencies_ms.append(1000.0 * (out_at[seq][0] - frame / video_fps(labels)))
         else:
             score.problems.append(f"move {i + 1}: truth {ev.to_json()} got {got.to_json()}")
     if len(placed) > len(truth_places):
@@ -166,15 +166,18 @@ def score_video(name: str, frames: Iterable[tuple[int, float, Any]], labels: lis
     return score
 
 
-def _fps(labels: list[Labels]) -> float:
+def video_fps(labels: list[Labels]) -> float:
+    """The frame rate of a rendered video, from its labels' time stamps (10 if they tell none)."""
     for lab in labels[1:]:
         if lab.get("ts"):
             return float(lab["frame"]) / float(lab["ts"])
     return 10.0
 
 
-def _judge_output(o: TrackerOutput, lab: Labels | None, q: int, score: VideoScore) -> None:
-    """Count an output as false when what it reports is not physically so on the table."""
+def count_output(o: TrackerOutput, lab: Labels | None, score: VideoScore) -> bool:
+    """Count an output by kind; an illegal report outside a take-back scene is a false event (the
+    videos' only illegal placements are the take-back scenes: any other report is a reading of a
+    move in progress, or a misread, shown to the players as an error). Whether it was false."""
     if o.kind == "illegal":
         score.illegal_reports += 1
     if o.kind == "undo":
@@ -182,12 +185,17 @@ def _judge_output(o: TrackerOutput, lab: Labels | None, q: int, score: VideoScor
     if o.kind == "correct":
         score.corrections += 1
     if lab is None or o.event is None:
-        return
+        return False
     if o.kind == "illegal" and lab.get("phase", "takeback") != "takeback":
-        # the videos' only illegal placements are the take-back scenes: any other report is a
-        # reading of a move in progress (or a misread) shown to the players as an error
         score.false_events += 1
         score.problems.append(f"illegal report outside a take-back at frame {o.frame}: {o.event.to_json()}")
+        return True
+    return False
+
+
+def _judge_output(o: TrackerOutput, lab: Labels | None, q: int, score: VideoScore) -> None:
+    """Count an output as false when what it reports is not physically so on the table."""
+    if count_output(o, lab, score) or lab is None or o.event is None:
         return
     table = table_tiles(lab, q)
     if isinstance(o.event, Place):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.core.events import Event, EventMeta
+from engine.core.events import Event, EventMeta, Undo
 from engine.core.session import Entry, Session
 from engine.core.verdict import Verdict
 
@@ -38,6 +38,8 @@ class Decision:
     cells: tuple[str, ...]
     confidence: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the picture area of the move (x0, y0, x1, y1), for evidence, where cells name no board squares
+    region_px: tuple[float, float, float, float] | None = None
 
 
 class Follower(Protocol):
@@ -61,3 +63,41 @@ class Follower(Protocol):
                ) -> list[Decision]:
         """Submit to ``session`` what the seen board implies; return what was decided."""
         ...
+
+
+def committed_places(session: Session, kind: type[Event]) -> list[tuple[int, Any]]:
+    """The committed (legal, not undone) placements of type ``kind`` with their seqs, as they
+    now stand after corrections, in play order."""
+    return [(seq, ev) for seq, ev in session.effective_events()
+            if isinstance(ev, kind) and session.entries[seq - 1].verdict.legal]
+
+
+def undo_decision(session: Session, seq: int, event: Event, cells: tuple[str, ...], meta: EventMeta,
+                  region_px: tuple[float, float, float, float] | None = None, **extra: Any) -> Decision | None:
+    """Submit an ``undo`` of the placement ``seq`` (``event``); the decision, or ``None`` if the
+    engine refuses it."""
+    undo = Undo(player=event.player, seq=seq, meta=meta)
+    entry = session.submit(undo)
+    if not entry.verdict.legal:
+        return None
+    return Decision("undo", undo, entry.verdict, entry, cells, extra={"undone": event.to_json(), **extra},
+                    region_px=region_px)
+
+
+class SeenTwice:
+    """A finding acted on only when the same one is made at two looks in a row (a misread
+    rarely repeats; a player's move stays)."""
+
+    def __init__(self) -> None:
+        self.key: Any = None
+
+    def reset(self) -> None:
+        self.key = None
+
+    def confirmed(self, key: Any) -> bool:
+        """Whether ``key`` was also the finding at the last look (then forgotten); else remember it."""
+        if key is not None and key == self.key:
+            self.key = None
+            return True
+        self.key = key
+        return False

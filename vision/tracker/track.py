@@ -23,9 +23,33 @@ def default_observer(game: str, source: Any = None) -> BoardObserver:
     return ReaderObserver(game)
 
 
+def tracker_for(header: Header, frames: Any = None, corners: Sequence[Sequence[float]] | None = None,
+                observer: BoardObserver | None = None) -> Any:
+    """The tracker that follows ``header.game`` from ``frames``: a :class:`MoveTracker` for Triolet
+    (``observer``: the real reader by default, the oracle for the simulated table; ``corners`` skip
+    the first board search), a :class:`~.rest_tracker.RestTracker` with the game's real one-picture
+    reader for Trigon, Triominos and Trio Domino. Raises ``ReaderUnavailableError`` when the reader
+    cannot run here."""
+    if header.game == "triolet":
+        fix = BoardFix.from_corners(corners) if corners else None
+        return MoveTracker(header, observer or default_observer(header.game, frames), initial_fix=fix)
+    from .picture_readers import PictureReaderUnavailableError, real_reader
+    from .reader import ReaderUnavailableError
+    from .rest_tracker import RestTracker
+
+    variant = "trigon"
+    if header.game == "trigon":
+        from engine.trigon.variants import rules_of
+        variant = str(rules_of(header).variant.id)
+    try:
+        return RestTracker(header, real_reader(header.game, variant))
+    except PictureReaderUnavailableError as exc:
+        raise ReaderUnavailableError(str(exc)) from None
+
+
 def track(source: str, header: Header, corners: Sequence[Sequence[float]] | None = None,
           options: TrackerOptions | None = None, observer: BoardObserver | None = None,
-          on_start: Callable[[MoveTracker], None] | None = None) -> Iterator[TrackerOutput]:
+          on_start: Callable[[Any], None] | None = None) -> Iterator[TrackerOutput]:
     """Follow the game seen by ``source`` (``camera:N``, ``video:PATH``, ``sim``): yield every
     output that carries an event (place, illegal attempt, undo), with ``before_png``/``after_png``.
 
@@ -39,9 +63,12 @@ def track(source: str, header: Header, corners: Sequence[Sequence[float]] | None
     frames = open_source(source)
     if isinstance(frames, SimSource) and len(header.players) != frames.players:
         frames = SimSource(seed=frames.seed, fps=frames.fps, players=len(header.players))
-    obs = observer or default_observer(header.game, frames)
-    fix = BoardFix.from_corners(corners) if corners is not None else None
-    tracker = MoveTracker(header, obs, options, initial_fix=fix)
+    if header.game == "triolet":
+        obs = observer or default_observer(header.game, frames)
+        fix = BoardFix.from_corners(corners) if corners is not None else None
+        tracker: Any = MoveTracker(header, obs, options, initial_fix=fix)
+    else:
+        tracker = tracker_for(header, frames)
     if on_start is not None:
         on_start(tracker)
     for index, t, image in frames:

@@ -14,7 +14,6 @@ camera) before anything is read.
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,7 @@ from .cover import find_cover
 from .evidence import crop_cells
 from .follower import Follower
 from .layout import align_fix, corner_shift, snap_to_lattice
+from .motion import NoiseFloor
 from .observer import BoardFix, BoardObserver, CellRead, Frame
 from .output import TrackerOutput
 
@@ -118,8 +118,7 @@ class MoveTracker:
         self._margin_rebased = False
         self._full_read = True
         self._seen: dict[str, CellRead] = {}
-        self._ff_scores: deque[NDArray[np.float32]] = deque(maxlen=self.options.noise_frames)
-        self._floor: NDArray[np.float32] = np.ones((1, 1), np.float32)
+        self._noise = NoiseFloor(self.options.noise_frames, self.options.quiet_cells)
         self.covered = False
         self.last_outputs: list[TrackerOutput] = []
 
@@ -157,7 +156,7 @@ class MoveTracker:
             self._last_motion = frame.t
         else:
             ff = change_map(app, self._prev, self.options.appearance.motion_scale)
-            floor = self._noise_floor(ff.score)
+            floor = self._noise.update(ff.score)
             moving = bool((ff.score > floor).any())
             if moving:
                 self._last_motion = frame.t
@@ -174,19 +173,6 @@ class MoveTracker:
             return []
         return self._on_stable(frame, app)
 
-    def _noise_floor(self, score: NDArray[np.float32]) -> NDArray[np.float32]:
-        """Per-cell motion threshold: 1, raised where frame-to-frame scores are usually high
-        (printed coordinates on the border, compression noise on edges): 1 + 2 × their upper
-        quartile over the last ``noise_frames`` quiet frames (few cells changed, none by 3×: no hand)."""
-        quiet = int((score > 1.0).sum()) <= self.options.quiet_cells and float(score.max()) < 3.0
-        if quiet:  # flicker only, no hand: learn from this frame
-            self._ff_scores.append(np.minimum(score, 5.0))
-        if len(self._ff_scores) < 5:
-            self._floor = np.ones_like(score)
-        else:
-            self._floor = (1.0 + 2.0 * np.percentile(np.stack(self._ff_scores), 75, axis=0)).astype(np.float32)
-        return self._floor
-
     def _try_locate(self, frame: Frame) -> bool:
         if self._last_locate is not None and frame.t - self._last_locate < self.options.locate_interval:
             return False
@@ -198,7 +184,7 @@ class MoveTracker:
         self.fix = fix
         self.ever_located = True
         self._prev = None
-        self._ff_scores.clear()
+        self._noise.clear()
         return True
 
     def _relocate(self, frame: Frame, current: Appearance) -> Appearance | None:
@@ -264,7 +250,7 @@ class MoveTracker:
             self._ref_fix = self.fix
             self._full_read = True
         cmap = change_map(app, self._ref)
-        cmap.changed &= cmap.score > 1.0 + (self._floor - 1.0) * opts.appearance.motion_scale
+        cmap.changed &= cmap.score > 1.0 + (self._noise.floor - 1.0) * opts.appearance.motion_scale
         valid = app.valid & self._ref.valid
         many = cmap.changed.sum() > opts.relocate_fraction * max(1, int(valid.sum()))
         cover = find_cover(cmap.changed, valid, margin, size)

@@ -57,8 +57,10 @@ class TilesNotFoundError(BoardNotLocatedError):
 
 
 def tiles_from_corners(game: str, corners: list[NDArray[np.float64]], values: list[tuple[int, int, int]],
-                       confidences: list[float] | None = None) -> TrianglesReading:
-    """A reading from tiles already found: 3 corners (px) and the values at those corners, per tile."""
+                       confidences: list[float] | None = None, scores: list[list[F64]] | None = None
+                       ) -> TrianglesReading:
+    """A reading from tiles already found: 3 corners (px) and the values at those corners, per tile
+    (``scores``: the value reader's scores at those corners)."""
     placed = assemble(corners)
     out = []
     for p in placed:
@@ -69,7 +71,11 @@ def tiles_from_corners(game: str, corners: list[NDArray[np.float64]], values: li
         cs = tuple(TileCorner((float(tri[i][0]), float(tri[i][1])), int(vals[i])) for i in order)
         cen = tri.mean(axis=0)
         conf = confidences[p.index] if confidences else 1.0
-        out.append(TileReading((float(cen[0]), float(cen[1])), (cs[0], cs[1], cs[2]), p.cell, p.field, conf))
+        sc = None
+        if scores is not None:
+            rows = [tuple(float(x) for x in scores[p.index][i]) for i in order]
+            sc = (rows[0], rows[1], rows[2])
+        out.append(TileReading((float(cen[0]), float(cen[1])), (cs[0], cs[1], cs[2]), p.cell, p.field, conf, sc))
     return TrianglesReading(game=game, tiles=tuple(out))
 
 
@@ -150,7 +156,7 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
         confs.append(conf * min(1.0, ft.coverage + 0.1))
     t2 = time.perf_counter()
     back = [redistort_points(c, calibration) for c in cws]
-    reading = tiles_from_corners(game, back, values, confs)
+    reading = tiles_from_corners(game, back, values, confs, pooled)
     if debug_dir is not None:
         _write_debug(Path(debug_dir), image, reading)
     return TrianglesReading(game=game, tiles=reading.tiles,

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from dataclasses import field as dataclass_field
 from typing import Any
+
+#: Per corner (in ``TileReading.corners`` order), a score per value 0–5 (log-likelihoods).
+CornerScores = tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]
 
 
 @dataclass(frozen=True)
@@ -19,13 +23,16 @@ class TileCorner:
 
 @dataclass(frozen=True)
 class TileReading:
-    """A tile: centre, 3 corners clockwise in the image, lattice cell (M-B2/M-B3), field (D-B1)."""
+    """A tile: centre, 3 corners clockwise in the image, lattice cell (M-B2/M-B3), field (D-B1).
+    ``scores``: what the value reader gave each corner (not in the JSON; the tracker weighs other
+    readings of a doubtful tile with them)."""
 
     center_px: tuple[float, float]
     corners: tuple[TileCorner, TileCorner, TileCorner]
     cell: tuple[int, int]
     field: int
     confidence: float
+    scores: CornerScores | None = dataclass_field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"center_px": [round(self.center_px[0], 1), round(self.center_px[1], 1)],

@@ -1,0 +1,100 @@
+"""Whole-picture readers for the games followed at rest (Trigon, Triominos, Trio Domino).
+
+A picture reader takes one frame and returns the game's one-picture reading (``TrigonReading``
+or ``TrianglesReading``, as ``companion read`` gives), or ``None`` when the picture shows no
+board or no tile. :func:`real_reader` wraps ``vision.trigon`` and ``vision.tritiles``;
+:func:`oracle_reader` builds the same readings from a rendered video's labels (the follower's
+logic alone, for tests and benchmarks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .observer import Frame
+
+PictureReader = Callable[[Frame], Any]
+Labels = dict[str, Any]
+
+#: The games followed by whole-picture reads at rest (Triolet has its own per-square tracker).
+PICTURE_GAMES = ("trigon", "triominos", "trio_domino")
+#: A tile or triangle less than this share in view is not in the oracle's reading.
+ORACLE_VISIBLE = 0.5
+
+
+class PictureReaderUnavailableError(RuntimeError):
+    """The reader for a game cannot run here (a module or its model is missing)."""
+
+
+def real_reader(game: str, variant: str = "trigon") -> PictureReader:
+    """The real one-picture reader of ``game`` (``variant``: the Trigon board, B-B1)."""
+    if game not in PICTURE_GAMES:
+        raise ValueError(f"no whole-picture reader for {game!r}")
+    try:
+        from vision.locate import BoardNotLocatedError
+        if game == "trigon":
+            from vision.trigon.reader import read_trigon
+
+            def read_board(frame: Frame) -> Any:
+                try:
+                    return read_trigon(frame.image, variant=variant)
+                except BoardNotLocatedError:
+                    return None
+            return read_board
+        from vision.tritiles.reader import read_triangles
+    except ModuleNotFoundError as exc:
+        raise PictureReaderUnavailableError(f"the {game} reader is not available ({exc.name} is missing)") from None
+
+    def read_tiles(frame: Frame) -> Any:
+        try:
+            return read_triangles(frame.image, game)
+        except BoardNotLocatedError:
+            return None
+    return read_tiles
+
+
+def oracle_reader(game: str, labels_of: Callable[[int], Labels | None]) -> PictureReader:
+    """Readings made from the renderer's labels of each frame (what is at least half in view)."""
+    if game not in PICTURE_GAMES:
+        raise ValueError(f"no whole-picture reader for {game!r}")
+
+    def read(frame: Frame) -> Any:
+        labels = labels_of(frame.index)
+        if labels is None:
+            return None
+        return trigon_from_labels(labels) if game == "trigon" else tiles_from_labels(labels)
+    return read
+
+
+def trigon_from_labels(labels: Labels) -> Any:
+    """A ``TrigonReading`` of the covered triangles in view, named in the view frame."""
+    from vision.trigon.reading import TrigonCell, TrigonReading
+
+    cells = tuple(TrigonCell(str(c.get("cell_view", c["cell"])), str(c["colour"]), 1.0)
+                  for c in labels.get("cells", []) if float(c.get("visible", 1.0)) >= ORACLE_VISIBLE)
+    board = labels.get("board", {})
+    corners = tuple((float(x), float(y)) for x, y in board.get("hexagon_px", []))
+    return TrigonReading(variant=str(labels.get("variant", "trigon")), corners_px=corners, cells=cells, confidence=1.0)
+
+
+def tiles_from_labels(labels: Labels) -> Any:
+    """A ``TrianglesReading`` of the tiles in view, corners clockwise in the picture (``None``: no tile)."""
+    from vision.tritiles.reading import TileCorner, TileReading, TrianglesReading
+
+    from .tile_lattice import clockwise_from
+
+    tiles = []
+    for t in labels.get("tiles", []):
+        if float(t.get("visible", 1.0)) < ORACLE_VISIBLE:
+            continue
+        px = np.array([c["px"] for c in t["corners"]], np.float64)
+        order = clockwise_from(px, 0)
+        cs = [TileCorner((float(px[i][0]), float(px[i][1])), int(t["corners"][i]["value"])) for i in order]
+        cen = px.mean(axis=0)
+        tiles.append(TileReading((float(cen[0]), float(cen[1])), (cs[0], cs[1], cs[2]), (0, 0), 0, 1.0))
+    if not tiles:
+        return None
+    return TrianglesReading(game=str(labels.get("game", "triominos")), tiles=tuple(tiles))

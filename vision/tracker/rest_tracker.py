@@ -1,0 +1,280 @@
+"""The rest tracker: frames in, engine events out, for the games read whole (Trigon, the tile games).
+
+Per frame (cheap) the whole picture is warped to a small grid and each cell gets the
+light-independent signature of :mod:`appearance`; the frame is *moving* when any cell differs
+from the previous frame beyond its usual flicker (:class:`~.motion.NoiseFloor`). Once nothing
+has moved for ``stable_seconds``, the picture is compared with the one last read: a changed
+region that reaches in from the picture's edge is a hand or an arm (:func:`~.cover.find_cover`)
+and nothing is read until it leaves; a change over most of the picture is the camera or the
+table moved, and the picture is read at once. Otherwise the whole picture is read by the game's
+one-picture reader and the game's follower turns the reading into events
+(:mod:`trigon_follower`, :mod:`tiles_follower`). The tile games have no board to locate, so a
+grid over the whole picture serves for both.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.core.events import Event, EventMeta
+from engine.core.header import Header
+from engine.core.session import Entry, Session
+
+from .appearance import Appearance, AppearanceConfig, change_map, light_residual, observe, register
+from .cover import find_cover
+from .follower import Decision
+from .motion import NoiseFloor
+from .observer import BoardFix, Frame
+from .output import TrackerOutput
+from .picture_readers import PictureReader
+
+Image = NDArray[Any]
+
+
+class PictureFollower(Protocol):
+    """What the rest tracker needs from a game follower."""
+
+    #: video time at which the follower wants another look though nothing moved, or ``None``
+    recheck_at: float | None
+
+    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta) -> list[Decision]:
+        """Submit to ``session`` what ``reading`` (``None``: nothing found) implies; return it."""
+        ...
+
+
+@dataclass(frozen=True)
+class RestOptions:
+    """Tunable behaviour of :class:`RestTracker`."""
+
+    #: a picture is read once nothing has moved for this long (seconds of video time)
+    stable_seconds: float = 0.5
+    #: a still cover this old is taken to be an object left on the table: the picture is read
+    cover_timeout: float = 3.0
+    #: cells along each side of the grid over the picture
+    grid: int = 16
+    #: share of the valid cells changed beyond which the view itself moved (read at once)
+    moved_fraction: float = 0.6
+    #: a changed region inside the picture covering this share of the grid is a hand or an arm too
+    big_region: float = 0.25
+    #: a cover found again at the next rest over this share of the same cells is no hand
+    same_cover: float = 0.7
+    noise_frames: int = 30
+    quiet_cells: int = 12
+    #: keep evidence crops (BGR arrays) of this many pixels on their longer side
+    evidence: bool = True
+    evidence_px: int = 320
+    appearance: AppearanceConfig = field(default_factory=AppearanceConfig)
+
+
+@dataclass
+class RestStats:
+    """Counters for benchmarks and debugging."""
+
+    frames: int = 0
+    reads: int = 0
+    covered_frames: int = 0
+    realignments: int = 0
+    seconds: float = 0.0
+    read_seconds: float = 0.0
+
+
+def picture_fix(width: int, height: int, grid: int) -> BoardFix:
+    """A "board" covering the whole picture (``grid`` × ``grid`` cells, stretched to its shape)."""
+    return BoardFix.from_corners([[0, 0], [width, 0], [width, height], [0, height]], grid)
+
+
+def follower_for(game: str, header: Header) -> PictureFollower:
+    """The follower of a game read whole."""
+    if game == "trigon":
+        from .trigon_follower import TrigonFollower
+        return TrigonFollower()
+    if game in ("triominos", "trio_domino"):
+        from .tiles_follower import TilesFollower
+        return TilesFollower(game)
+    raise ValueError(f"the rest tracker does not follow {game!r} (Triolet has MoveTracker)")
+
+
+class RestTracker:
+    """Follow one game read whole at every rest; see the module docstring.
+
+    The same surface as :class:`~.tracker.MoveTracker`: ``feed(frame_index, t, image)`` returns
+    what happened (usually nothing); ``session`` is the engine log; events the camera cannot see
+    (draws, passes, reveals, corrections) go in through :meth:`submit`.
+    """
+
+    def __init__(self, header: Header, reader: PictureReader, options: RestOptions | None = None,
+                 follower: PictureFollower | None = None) -> None:
+        self.header = header
+        self.reader = reader
+        self.options = options or RestOptions()
+        self.session = Session(header)
+        self.follower = follower or follower_for(header.game, header)
+        self.ever_located = False
+        self.covered = False
+        self.stats = RestStats()
+        self.last_outputs: list[TrackerOutput] = []
+        self._fix: BoardFix | None = None
+        self._size = (0, 0)
+        self._prev: Appearance | None = None
+        self._ref: Appearance | None = None
+        self._ref_frame: Frame | None = None
+        self._noise = NoiseFloor(self.options.noise_frames, self.options.quiet_cells)
+        self._last_motion = 0.0
+        self._processed = False
+        self._align_tried = False
+        self._rest = 0  # counts the rests (still spells between motions)
+        self._last_cover: tuple[int, NDArray[np.bool_]] | None = None
+
+    # -- public -------------------------------------------------------------------------------
+    def feed(self, frame_index: int, t: float, image: Image) -> list[TrackerOutput]:
+        """Look at one frame; return the events it completes (most frames: none)."""
+        t0 = time.perf_counter()
+        try:
+            out = self._feed(Frame(frame_index, float(t), image))
+        finally:
+            self.stats.frames += 1
+            self.stats.seconds += time.perf_counter() - t0
+        self.last_outputs = out
+        return out
+
+    def submit(self, event: Event) -> Entry:
+        """A manual event (from the phone): judged and logged in the tracker's session."""
+        return self.session.submit(event)
+
+    def request_full_read(self) -> None:
+        """Read the picture at the next stable moment."""
+        self._processed = False
+
+    def summary_json(self) -> dict[str, Any]:
+        return self.session.summary_json()
+
+    # -- per frame ----------------------------------------------------------------------------
+    def _feed(self, frame: Frame) -> list[TrackerOutput]:
+        opts = self.options
+        h, w = frame.image.shape[:2]
+        if self._fix is None or self._size != (w, h):
+            self._fix = picture_fix(w, h, opts.grid)
+            self._size = (w, h)
+            self._prev = self._ref = None
+            self._noise.clear()
+        app = observe(frame.image, self._fix, opts.appearance)
+        if self._prev is None:
+            self._last_motion = frame.t
+        else:
+            ff = change_map(app, self._prev, opts.appearance.motion_scale)
+            if bool((ff.score > self._noise.update(ff.score)).any()):
+                self._last_motion = frame.t
+                self._processed = False
+                self._align_tried = False
+                self._rest += 1
+        self._prev = app
+        if frame.t - self._last_motion + 1e-6 < opts.stable_seconds:
+            return []
+        recheck = self.follower.recheck_at
+        if self._processed and recheck is not None and frame.t + 1e-6 >= recheck:
+            self._processed = False
+        if self._processed:
+            return []
+        if self._ref is not None:
+            if self._covered(app, frame) and not self._realigned(frame, app):
+                self.covered = True
+                self.stats.covered_frames += 1
+                return []
+            assert self._prev is not None
+            app = self._prev
+        self.covered = False
+        return self._read_and_decide(frame, app)
+
+    def _covered(self, app: Appearance, frame: Frame, colour_only: bool = False) -> bool:
+        """Whether a hand or an arm reaches over the picture since the last read (see the module
+        docstring); a change over most of it is the view moving, not a hand. ``colour_only``: judge
+        by colour alone (after a realignment the table's texture is a pixel or two off at the edges,
+        while a hand or a sleeve changes the colour)."""
+        assert self._ref is not None
+        opts = self.options
+        cmap = change_map(app, self._ref)
+        if colour_only:
+            valid = app.valid & self._ref.valid
+            cmap.score = (light_residual(app, self._ref, valid) / opts.appearance.colour_threshold).astype(np.float32)
+            cmap.score[~valid] = 0.0
+            cmap.changed = cmap.score > 1.0
+        cmap.changed &= cmap.score > 1.0 + (self._noise.floor - 1.0) * opts.appearance.motion_scale
+        valid = app.valid & self._ref.valid
+        if cmap.changed.sum() > opts.moved_fraction * max(1, int(valid.sum())):
+            return False
+        # a hand reaches in from the picture's edge; a piece or a tile laid inside may change many
+        # cells of this coarse grid, so only a region over much of the picture counts by size alone
+        cover = find_cover(cmap.changed, valid, opts.appearance.margin, opts.grid,
+                           big_blob=max(10, int(opts.big_region * opts.grid ** 2)))
+        if not cover.covered or frame.t - self._last_motion >= opts.cover_timeout:
+            return False
+        last = self._last_cover
+        if last is not None and last[0] != self._rest:
+            both, either = int((last[1] & cover.cells).sum()), int((last[1] | cover.cells).sum())
+            if either and both >= opts.same_cover * either:
+                return False  # the same change at two rests apart is no hand (a light, a nudge, an object)
+        if last is None or last[0] != self._rest:
+            self._last_cover = (self._rest, cover.cells.copy())
+        return True
+
+    def _realigned(self, frame: Frame, app: Appearance) -> bool:
+        """Once per rest: whether the picture lines up with the last one read after a small shift
+        (a nudged camera or table, ECC alignment) and then shows no hand; if so the grid follows."""
+        if self._align_tried or self._ref is None or self._fix is None:
+            return False
+        self._align_tried = True
+        moved = register(app, self._ref, self._fix)
+        if moved is None:
+            return False
+        again = observe(frame.image, moved, self.options.appearance)
+        if self._covered(again, frame, colour_only=True):
+            return False
+        self._fix = moved
+        self._prev = again
+        self.stats.realignments += 1
+        return True
+
+    def _read_and_decide(self, frame: Frame, app: Appearance) -> list[TrackerOutput]:
+        t0 = time.perf_counter()
+        reading = self.reader(frame)
+        self.stats.read_seconds += time.perf_counter() - t0
+        self.stats.reads += 1
+        if reading is not None:
+            self.ever_located = True
+        meta = EventMeta(ts=round(frame.t, 3), source="vision", frame=frame.index)
+        decisions = self.follower.decide(self.session, reading, frame, meta)
+        outputs = []
+        for d in decisions:
+            before = after = None
+            if self.options.evidence and d.region_px is not None:
+                if self._ref_frame is not None:
+                    before = crop_region(self._ref_frame.image, d.region_px, self.options.evidence_px)
+                after = crop_region(frame.image, d.region_px, self.options.evidence_px)
+            outputs.append(TrackerOutput(d.kind, d.event, d.verdict, d.entry, frame.index, frame.t, d.cells,
+                                         before, after, d.confidence, dict(d.extra)))
+        self._ref = app
+        self._ref_frame = frame
+        self._last_cover = None
+        self._processed = True
+        return outputs
+
+
+def crop_region(image: Image, region: tuple[float, float, float, float], longest: int = 320,
+                pad: float = 0.5) -> Image:
+    """The picture around ``region`` (x0, y0, x1, y1; ``pad`` of its size more on each side),
+    scaled to ``longest`` pixels on its longer side."""
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = region
+    px, py = pad * max(x1 - x0, 20.0), pad * max(y1 - y0, 20.0)
+    a, b = max(0, int(x0 - px)), max(0, int(y0 - py))
+    c, d = min(w, int(np.ceil(x1 + px))), min(h, int(np.ceil(y1 + py)))
+    crop = image[b:max(d, b + 1), a:max(c, a + 1)]
+    scale = longest / max(crop.shape[:2])
+    size = (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale)))
+    return np.asarray(cv2.resize(crop, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR))

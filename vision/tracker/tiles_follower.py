@@ -1,0 +1,437 @@
+"""Triominos / Trio Domino follower: a reading of the whole table → place, illegal, cleared and undo events.
+
+There is no board: each field's lattice is fixed by its first tile and followed in the picture
+through the corners of its laid tiles (:mod:`tile_lattice`). At each rest:
+
+1. The camera may have moved (a nudge): the laid tiles' last positions are matched to the tiles
+   seen, and when most are off by more than a fifth of a side, a similarity transform fitted to
+   the nearest matches (a few rounds, as ICP) moves every field's map.
+2. Each seen tile is put on the lattice of the field it lies on (its corners within
+   ``MAX_FIT_ERROR`` sides of a cell's): a cell already laid is the tile seen again; a free one is
+   new. A tile on no field's lattice may open a new field (D-P3, Trio Domino).
+3. A new tile is a placement by the player the engine names (M-B3 order from the lattice, the
+   field's number, a new field's number for the player owed one). When the engine refuses the
+   reading, other readings of its corners that the value reader found likely (each at least
+   ``ALT_RATIO`` of the best one's probability) are tried, and the first legal one is committed.
+4. An attempt still refused is reported once it has been seen the same at two rests in a row,
+   and ``cleared`` when it is taken away. The last tile gone at two rests in a row is undone.
+
+Tiles the reader found where nothing lies (cloth patterns, cards) are ignored unless they sit on
+a field's lattice beside its tiles; a lone one only counts once the same tile is seen at two rests.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.core.events import Correct, EventMeta
+from engine.core.lattice import Cell, Vertex
+from engine.core.session import Session
+from engine.tritiles.events import TilePlace
+from engine.tritiles.geometry import cells_at_vertex, edge_neighbours, vertices
+from engine.tritiles.state import TileGameState
+
+from .follower import Decision, SeenTwice, committed_places, undo_decision
+from .observer import Frame
+from .tile_lattice import MAX_FIT_ERROR, FieldMap, cell_points, fit_field_map, origin_placement, place_on_lattice
+
+F64 = NDArray[np.float64]
+
+#: seconds after an unconfirmed attempt or a vanished tile at which to look again
+RECHECK_AFTER = 0.3
+#: a corner reading is tried when at least this share as likely as the best reading
+ALT_RATIO = 0.1
+#: the laid tiles are taken to have moved in the picture beyond this share of a side
+MOVED = 0.2
+
+
+@dataclass(frozen=True)
+class SeenTile:
+    """A tile in the picture: corners (3×2 px, clockwise), values there, value scores, confidence."""
+
+    corners: F64
+    values: tuple[int, int, int]
+    scores: tuple[tuple[float, ...], ...] | None
+    confidence: float
+
+    @property
+    def centre(self) -> F64:
+        return np.asarray(self.corners.mean(axis=0), np.float64)
+
+    @property
+    def side(self) -> float:
+        c = self.corners
+        return float(np.mean([np.linalg.norm(c[i] - c[(i + 1) % 3]) for i in range(3)]))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A seen tile as a placement: field, cell, M-B3 order of its corners, whether it opens a field."""
+
+    tile: SeenTile
+    field: int
+    cell: Cell
+    order: tuple[int, int, int]
+    new_field: bool
+
+    @property
+    def key(self) -> tuple[int, Cell, tuple[int, int, int], bool]:
+        return self.field, self.cell, tuple(self.tile.values[i] for i in self.order), self.new_field  # type: ignore[return-value]
+
+
+class TilesFollower:
+    """Turns whole-table Triominos / Trio Domino readings into events (see the module docstring)."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.recheck_at: float | None = None
+        #: per field, the last seen pixel position of each lattice point of its laid tiles
+        self.points: list[dict[Vertex, tuple[float, float]]] = []
+        self._reported: tuple[Any, ...] | None = None
+        self._suspect = SeenTwice()  # an attempt the engine refuses, seen once
+        self._gone = SeenTwice()  # the last tile seen gone
+        self._changed = SeenTwice()  # the last tile's cell seen with other values
+
+    # -- the decision ------------------------------------------------------------------------
+    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta) -> list[Decision]:
+        self.recheck_at = None
+        state = session.state
+        assert isinstance(state, TileGameState)
+        seen = _seen_tiles(reading)
+        self._sync_fields(session)
+        if self.points and seen:
+            self._follow_camera(state, seen)
+        fits = [self._on_fields(state, t) for t in seen]
+        laid = {(f, c) for f, t in enumerate(state.tables) for c in t.cells}
+        on_laid = {(c.field, c.cell) for c in fits if c is not None and (c.field, c.cell) in laid}
+        self._refresh_points(state, [c for c in fits if c is not None and (c.field, c.cell) in laid])
+        undo = self._undo(session, laid, on_laid, frame, meta) or self._replaced(session, fits, frame, meta)
+        if undo is not None:
+            return [undo, *self.decide(session, reading, frame, meta)]
+        new = [c for c in fits if c is not None and (c.field, c.cell) not in laid]
+        loose = [t for t, c in zip(seen, fits, strict=True) if c is None]
+        cands = self._candidates(state, new, loose)
+        out: list[Decision] = []
+        seen_laid = {(c.field, c.cell): c for c in fits if c is not None and (c.field, c.cell) in laid}
+        for cand in cands:
+            decided = self._try_place(session, cand, meta, seen_laid)
+            if decided:
+                self._reported = None
+                self._suspect.reset()
+                # the next tile, if two were laid unseen, is judged on the new position
+                return [*decided, *self.decide(session, reading, frame, meta)]
+        attempt = cands[0] if cands else None
+        if attempt is None:
+            self._suspect.reset()
+            if self._reported is not None:
+                out.append(self._cleared())
+            return out
+        key = attempt.key
+        if key == self._reported:
+            return out
+        if not self._suspect.confirmed(key):
+            self.recheck_at = frame.t + RECHECK_AFTER
+            return out
+        if self._reported is not None:
+            out.append(self._cleared())
+        event = self._event(state, attempt, tuple(attempt.tile.values[i] for i in attempt.order), meta)  # type: ignore[arg-type]
+        entry = session.submit(event)
+        self._reported = key
+        self._reported_region = _region(attempt.tile.corners)
+        out.append(Decision("illegal", event, entry.verdict, entry, (_cell_text(attempt),),
+                            confidence=attempt.tile.confidence, region_px=_region(attempt.tile.corners)))
+        return out
+
+    def _cleared(self) -> Decision:
+        self._reported = None
+        return Decision("cleared", None, None, None, (), region_px=getattr(self, "_reported_region", None))
+
+    def _candidates(self, state: TileGameState, new: list[Candidate], loose: list[SeenTile]) -> list[Candidate]:
+        """New tiles as placements, likeliest first: beside laid tiles, then a new field's first tile."""
+        out = [c for c in new if any((c.field, nb) in {(f, x) for f, t in enumerate(state.tables) for x in t.cells}
+                                     for nb in edge_neighbours(c.cell))]
+        out.sort(key=lambda c: -c.tile.confidence)
+        opening = not state.tables
+        owed = state.NEW_FIELDS and state.new_field_for is not None
+        if opening or owed or (state.NEW_FIELDS and loose and not out):
+            field = len(state.tables)
+            for t in sorted(loose, key=lambda t: -t.confidence):
+                cell, order, _ = origin_placement(t.corners)
+                out.append(Candidate(t, field, cell, (order[0], order[1], order[2]), True))
+        elif loose and not out and not opening:
+            t = max(loose, key=lambda t: t.confidence)
+            cell, order, _ = origin_placement(t.corners)
+            out.append(Candidate(t, 0, cell, (order[0], order[1], order[2]), True))  # refused: not touching
+        return out
+
+    def _try_place(self, session: Session, cand: Candidate, meta: EventMeta,
+                   seen_laid: dict[tuple[int, Cell], Candidate]) -> list[Decision]:
+        """Commit the likeliest legal reading of ``cand`` (``[]``: none). Besides the tile's own
+        readings, an earlier tile touching it may be re-read: where the picture now reads it
+        otherwise (its corners are read together with the new tile's, M-P1) and that makes both
+        legal, the earlier tile is corrected first (a ``correct`` event, INTERFACES §1)."""
+        state = session.state
+        assert isinstance(state, TileGameState)
+        if cand.new_field and cand.field == 0 and state.tables:
+            return []
+        options: list[tuple[float, tuple[int, int, int], tuple[int, TilePlace] | None]] = [
+            (prob, values, None) for values, prob in _readings(cand.tile, cand.order)]
+        own = options[0][1]
+        for seq, ev, seen in self._touching_laid(session, cand, seen_laid):
+            for values, prob in _readings(seen.tile, seen.order):
+                if values != ev.values:
+                    options.append((prob, own, (seq, replace(ev, values=values))))
+        options.sort(key=lambda o: -o[0])
+        for prob, values, fix in options:
+            event = self._event(state, cand, values, meta)
+            out: list[Decision] = []
+            if fix is not None:
+                correct = Correct(player=fix[1].player, seq=fix[0], event=fix[1], meta=meta)
+                if not _legal_after(session, correct, event):
+                    continue
+                entry = session.submit(correct)
+                out.append(Decision("correct", correct, entry.verdict, entry, (f"{fix[1].cell[0]},{fix[1].cell[1]}",),
+                                    confidence=prob, extra={"reason": "read again beside the next tile"}))
+            elif not session.check(event).legal:
+                continue
+            entry = session.submit(event)
+            self._store(cand, state)
+            extra: dict[str, Any] = {}
+            if prob < 1.0 and fix is None:
+                extra["reread"] = "another reading of its corners was the legal one"
+            out.append(Decision("place", event, entry.verdict, entry, (_cell_text(cand),),
+                                confidence=min(cand.tile.confidence, prob), extra=extra,
+                                region_px=_region(cand.tile.corners)))
+            return out
+        return []
+
+    def _touching_laid(self, session: Session, cand: Candidate, seen_laid: dict[tuple[int, Cell], Candidate]
+                       ) -> list[tuple[int, TilePlace, Candidate]]:
+        """The committed tiles sharing a corner with ``cand`` that the picture shows again."""
+        if cand.new_field:
+            return []
+        touching = {c for v in vertices(cand.cell) for c in cells_at_vertex(v)} - {cand.cell}
+        out = []
+        for seq, ev in _placed(session):
+            if ev.field == cand.field and ev.cell in touching and (ev.field, ev.cell) in seen_laid:
+                out.append((seq, ev, seen_laid[(ev.field, ev.cell)]))
+        return out
+
+    def _event(self, state: TileGameState, cand: Candidate, values: tuple[int, int, int], meta: EventMeta) -> TilePlace:
+        player = state.current
+        if cand.new_field and state.new_field_for is not None and cand.field == len(state.tables):
+            player = state.new_field_for
+        return state.PLACE(player=player, cell=cand.cell, values=values, field=cand.field, meta=meta)
+
+    # -- geometry ------------------------------------------------------------------------------
+    def _sync_fields(self, session: Session) -> None:
+        """Forget the positions of fields and tiles that an undo or a correction took away."""
+        state = session.state
+        assert isinstance(state, TileGameState)
+        del self.points[len(state.tables):]
+        for f, table in enumerate(state.tables):
+            keep = {v for c in table.cells for v in vertices(c)}
+            self.points[f] = {v: p for v, p in self.points[f].items() if v in keep}
+
+    def _store(self, cand: Candidate, state: TileGameState) -> None:
+        """Remember where a committed tile's corners are."""
+        while len(self.points) <= cand.field:
+            self.points.append({})
+        for v, i in zip(vertices(cand.cell), cand.order, strict=True):
+            p = cand.tile.corners[i]
+            self.points[cand.field][v] = (float(p[0]), float(p[1]))
+
+    def _map(self, field: int) -> FieldMap | None:
+        pts = self.points[field] if field < len(self.points) else {}
+        return fit_field_map(pts) if len(pts) >= 3 else None
+
+    def _on_fields(self, state: TileGameState, tile: SeenTile) -> Candidate | None:
+        """The field and cell a seen tile lies on (``None``: on no field's lattice)."""
+        best: Candidate | None = None
+        best_err = MAX_FIT_ERROR
+        for f in range(len(state.tables)):
+            fmap = self._map(f)
+            if fmap is None:
+                continue
+            fit = place_on_lattice(fmap, tile.corners)
+            if fit.error < best_err and _touches(state.tables[f].cells, fit.cell):
+                best_err = fit.error
+                best = Candidate(tile, f, fit.cell, fit.order, False)
+        return best
+
+    def _refresh_points(self, state: TileGameState, seen_laid: list[Candidate]) -> None:
+        """Laid tiles seen again: their corners' positions follow the picture (slow drift)."""
+        for c in seen_laid:
+            if c.field < len(self.points):
+                self._store(c, state)
+
+    def _follow_camera(self, state: TileGameState, seen: list[SeenTile]) -> None:
+        """Move every field's points by the similarity that carries the laid tiles onto the tiles
+        seen, when most of them moved (a nudged camera or table)."""
+        laid = [np.array([self.points[f][v] for v in vertices(c)], np.float64).mean(axis=0)
+                for f, t in enumerate(state.tables) if f < len(self.points)
+                for c in t.cells if all(v in self.points[f] for v in vertices(c))]
+        if not laid:
+            return
+        src = np.array(laid, np.float64)
+        dst = np.array([t.centre for t in seen], np.float64)
+        side = float(np.median([t.side for t in seen]))
+        d = np.linalg.norm(src[:, None] - dst[None], axis=2).min(axis=1)
+        if float(np.median(d)) < MOVED * side:
+            return
+        # every (laid, seen) pair proposes a shift; the one most laid tiles agree with wins, then a
+        # similarity is fitted to the tiles it pairs (a nudge can move tiles by a whole side)
+        def agree(shift: F64) -> int:
+            dd = np.linalg.norm((src + shift)[:, None] - dst[None], axis=2).min(axis=1)
+            return int((dd < MOVED * side).sum())
+
+        still = agree(np.zeros(2))
+        best, best_n = np.zeros(2), still
+        for i in range(len(src)):
+            for j in range(len(dst)):
+                shift = dst[j] - src[i]
+                n = agree(shift)
+                if n > best_n:
+                    best, best_n = shift, n
+        # a shift must be borne out by two laid tiles at least, half of them, and more than stay put:
+        # one laid tile missed beside a new one would otherwise look like the camera moving
+        if best_n < max(2, 0.5 * len(src), still + 1):
+            return
+        moved = src + best
+        near = np.argmin(np.linalg.norm(moved[:, None] - dst[None], axis=2), axis=1)
+        ok = np.linalg.norm(moved - dst[near], axis=1) < MOVED * side
+        m = np.array([[1.0, 0.0, best[0]], [0.0, 1.0, best[1]], [0.0, 0.0, 1.0]])
+        if int(ok.sum()) >= 2 and len(set(near[ok].tolist())) == int(ok.sum()):
+            a, _ = cv2.estimateAffinePartial2D(src[ok], dst[near[ok]])
+            if a is not None and 0.8 < float(np.hypot(a[0, 0], a[1, 0])) < 1.25:
+                m = np.vstack([a, [0.0, 0.0, 1.0]])
+        for pts in self.points:
+            for v, p in list(pts.items()):
+                q = m @ np.array([p[0], p[1], 1.0])
+                pts[v] = (float(q[0]), float(q[1]))
+
+    # -- take-backs -----------------------------------------------------------------------------
+    def _undo(self, session: Session, laid: set[tuple[int, Cell]], on_laid: set[tuple[int, Cell]], frame: Frame,
+              meta: EventMeta) -> Decision | None:
+        """An ``undo`` of the last tile when it is gone at two rests in a row while most others are seen."""
+        last = _last_place(session)
+        if last is None or len(laid) < 2:
+            self._gone.reset()
+            return None
+        seq, ev = last
+        where = (ev.field, ev.cell)
+        others = len(laid) - 1
+        gone = where not in on_laid and len(on_laid) >= 0.7 * others
+        if not gone:
+            self._gone.reset()
+            return None
+        if not self._gone.confirmed(seq):
+            self.recheck_at = frame.t + RECHECK_AFTER
+            return None
+        return undo_decision(session, seq, ev, (f"{ev.cell[0]},{ev.cell[1]}",), meta)
+
+
+    def _replaced(self, session: Session, fits: list[Candidate | None], frame: Frame, meta: EventMeta
+                  ) -> Decision | None:
+        """An ``undo`` of the last tile when its cell shows other values at two rests in a row (a
+        wrong tile taken back and the right one laid in its place before the table rested); the
+        tile now there is then judged as a new placement."""
+        last = _last_place(session)
+        if last is None:
+            self._changed.reset()
+            return None
+        seq, ev = last
+        now = [c for c in fits if c is not None and (c.field, c.cell) == (ev.field, ev.cell)]
+        if not now:
+            self._changed.reset()
+            return None
+        values = tuple(now[0].tile.values[i] for i in now[0].order)
+        if values == ev.values:
+            self._changed.reset()
+            return None
+        if not self._changed.confirmed((seq, values)):
+            self.recheck_at = frame.t + RECHECK_AFTER
+            return None
+        decided = undo_decision(session, seq, ev, (_cell_text(now[0]),), meta, _region(now[0].tile.corners),
+                                reason="another tile lies in its place")
+        self._sync_fields(session)
+        return decided
+
+
+def _seen_tiles(reading: Any) -> list[SeenTile]:
+    if reading is None:
+        return []
+    out = []
+    for t in reading.tiles:
+        corners = np.array([c.px for c in t.corners], np.float64)
+        values = (int(t.corners[0].value), int(t.corners[1].value), int(t.corners[2].value))
+        out.append(SeenTile(corners, values, getattr(t, "scores", None), float(t.confidence)))
+    return out
+
+
+def _touches(cells: dict[Cell, Any], cell: Cell) -> bool:
+    """Whether ``cell`` is laid or shares a side with a laid cell."""
+    return cell in cells or any(nb in cells for nb in edge_neighbours(cell))
+
+
+def _readings(tile: SeenTile, order: tuple[int, int, int]) -> list[tuple[tuple[int, int, int], float]]:
+    """Readings of the tile's corners in M-B3 order with their probability relative to the best:
+    the reader's own first, then the likely alternatives."""
+    read = (tile.values[order[0]], tile.values[order[1]], tile.values[order[2]])
+    out = [(read, 1.0)]
+    if tile.scores is None:
+        return out
+    logp = [np.asarray(tile.scores[i], np.float64) for i in order]
+    logp = [s - np.logaddexp.reduce(s) for s in logp]
+    base = sum(float(logp[k][read[k]]) for k in range(3))
+    options = [[v for v in range(6) if float(logp[k][v]) - float(logp[k][read[k]]) > np.log(ALT_RATIO)]
+               for k in range(3)]
+    alts = []
+    for vals in itertools.product(*options):
+        if vals == read:
+            continue
+        rel = float(np.exp(sum(float(logp[k][vals[k]]) for k in range(3)) - base))
+        if rel >= ALT_RATIO:
+            alts.append(((int(vals[0]), int(vals[1]), int(vals[2])), min(1.0, rel)))
+    alts.sort(key=lambda a: -a[1])
+    return out + alts
+
+
+def _placed(session: Session) -> list[tuple[int, TilePlace]]:
+    return committed_places(session, TilePlace)
+
+
+def _legal_after(session: Session, correct: Correct, event: TilePlace) -> bool:
+    """Whether ``correct`` keeps every placement legal and ``event`` is then legal too."""
+    trial = Session(session.header)
+    for e in session.entries:
+        trial.submit(e.event)
+    before = [e.verdict.legal for e in trial.entries]
+    if not trial.submit(correct).verdict.legal:
+        return False
+    if [e.verdict.legal for e in trial.entries[:len(before)]] != before:
+        return False
+    return trial.check(event).legal
+
+
+def _last_place(session: Session) -> tuple[int, TilePlace] | None:
+    placed = _placed(session)
+    return placed[-1] if placed else None
+
+
+def _region(corners: F64) -> tuple[float, float, float, float]:
+    c = np.asarray(corners, np.float64)
+    return float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max())
+
+
+def _cell_text(c: Candidate) -> str:
+    return f"{c.field}:{c.cell[0]},{c.cell[1]}"
+
+
+__all__ = ["Candidate", "SeenTile", "TilesFollower", "cell_points"]

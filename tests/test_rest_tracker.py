@@ -202,7 +202,7 @@ def test_replay_options_are_checked(videos: dict[str, dict[str, Path]], capsys: 
 
 
 def _scored(tiles: list[tuple[tuple[int, int], tuple[int, int, int], tuple[int, int, int] | None]],
-            fmap: FieldMap) -> TrianglesReading:
+            fmap: FieldMap, confidence: float = 0.9) -> TrianglesReading:
     """Tiles read as the first values; where a second triple is given, each corner's runner-up (a
     third as likely) is its value."""
     out = []
@@ -217,8 +217,8 @@ def _scored(tiles: list[tuple[tuple[int, int], tuple[int, int, int], tuple[int, 
                 row[second[k]] = math.log(1 / 3)
             rows.append(tuple(row))
         cen = px.mean(axis=0)
-        out.append(TileReading((float(cen[0]), float(cen[1])), (corners[0], corners[1], corners[2]), (0, 0), 0, 0.9,
-                               (rows[0], rows[1], rows[2])))
+        out.append(TileReading((float(cen[0]), float(cen[1])), (corners[0], corners[1], corners[2]), (0, 0), 0,
+                               confidence, (rows[0], rows[1], rows[2])))
     return TrianglesReading("trio_domino", tuple(out))
 
 
@@ -227,8 +227,9 @@ def test_a_tile_misread_alone_is_corrected_beside_the_next_one_M_P1() -> None:
     f = TilesFollower("trio_domino")
     fmap = _similarity(-25.0, 50.0, (500.0, 300.0))
     frame = Frame(0, 0.0, np.zeros((1, 1, 3)))
-    # the opening 2-3-4 is read 2-2-4 (nothing to check it against: D-P1 takes any tile)
-    assert [d.kind for d in f.decide(session, _scored([((0, 0), (2, 2, 4), None)], fmap), frame, META)] == ["place"]
+    # the opening 2-3-4 is read 2-2-4, unsure (nothing to check it against: D-P1 takes any tile)
+    opening = _scored([((0, 0), (2, 2, 4), None)], fmap, confidence=0.6)
+    assert [d.kind for d in f.decide(session, opening, frame, META)] == ["place"]
     # beside it, the next tile reads 3-2-3, which its shared corner 2 refuses (M-P1); the first
     # tile's corner is now read 3 as a close runner-up
     reading = _scored([((0, 0), (2, 2, 4), (2, 3, 4)), ((1, 0), (3, 2, 3), None)], fmap)
@@ -237,3 +238,17 @@ def test_a_tile_misread_alone_is_corrected_beside_the_next_one_M_P1() -> None:
     placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal]
     assert [ev.values for ev in placed] == [(2, 3, 4), (3, 2, 3)]
     assert all(e.verdict.legal for e in session.entries)
+
+
+def test_a_sure_tile_is_not_changed_by_a_wrong_one_laid_beside_it() -> None:
+    session = Session(Header(game="trio_domino", players=("A", "B")))
+    f = TilesFollower("trio_domino")
+    fmap = _similarity(-25.0, 50.0, (500.0, 300.0))
+    frame = Frame(0, 0.0, np.zeros((1, 1, 3)))
+    assert [d.kind for d in f.decide(session, _scored([((0, 0), (2, 2, 4), None)], fmap, 0.97), frame, META)] \
+        == ["place"]
+    reading = _scored([((0, 0), (2, 2, 4), (2, 3, 4)), ((1, 0), (3, 2, 3), None)], fmap)
+    assert f.decide(session, reading, frame, META) == []  # refused: seen once, looked at again
+    assert [d.kind for d in f.decide(session, reading, frame, META)] == ["illegal"]
+    placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal]
+    assert [ev.values for ev in placed] == [(2, 2, 4)]

@@ -62,6 +62,8 @@ class RestOptions:
     moved_fraction: float = 0.6
     #: a changed region inside the picture covering this share of the grid is a hand or an arm too
     big_region: float = 0.25
+    #: while the picture looks covered, alignment with the last one read is tried this often (s)
+    align_every: float = 0.5
     #: a cover found again at the next rest over this share of the same cells is no hand
     same_cover: float = 0.7
     noise_frames: int = 30
@@ -127,7 +129,7 @@ class RestTracker:
         self._noise = NoiseFloor(self.options.noise_frames, self.options.quiet_cells)
         self._last_motion = 0.0
         self._processed = False
-        self._align_tried = False
+        self._align_at: float | None = None  # video time of the last alignment tried this rest
         self._rest = 0  # counts the rests (still spells between motions)
         self._last_cover: tuple[int, NDArray[np.bool_]] | None = None
 
@@ -171,7 +173,7 @@ class RestTracker:
             if bool((ff.score > self._noise.update(ff.score)).any()):
                 self._last_motion = frame.t
                 self._processed = False
-                self._align_tried = False
+                self._align_at = None
                 self._rest += 1
         self._prev = app
         if frame.t - self._last_motion + 1e-6 < opts.stable_seconds:
@@ -224,11 +226,13 @@ class RestTracker:
         return True
 
     def _realigned(self, frame: Frame, app: Appearance) -> bool:
-        """Once per rest: whether the picture lines up with the last one read after a small shift
-        (a nudged camera or table, ECC alignment) and then shows no hand; if so the grid follows."""
-        if self._align_tried or self._ref is None or self._fix is None:
+        """Every ``align_every`` seconds of a covered rest: whether the picture lines up with the
+        last one read after a small shift (a nudged camera or table, ECC alignment) and then shows
+        no hand; if so the grid follows."""
+        if self._ref is None or self._fix is None or (
+                self._align_at is not None and frame.t - self._align_at < self.options.align_every):
             return False
-        self._align_tried = True
+        self._align_at = frame.t
         moved = register(app, self._ref, self._fix)
         if moved is None:
             return False

@@ -58,16 +58,17 @@ class FieldMap:
         return float(np.mean([np.linalg.norm(pts[i] - pts[(i + 1) % 3]) for i in range(3)]))
 
 
-def fit_field_map(points: dict[Vertex, tuple[float, float]]) -> FieldMap:
-    """The map through the given lattice points' pixel positions (at least three, not in a line):
-    a homography once the points reach beyond a couple of tiles, else an affine map."""
-    verts = list(points)
+def fit_field_map(pairs: Sequence[tuple[Vertex, tuple[float, float]]]) -> FieldMap:
+    """The map through lattice points and their pixel positions (a point may come more than once;
+    at least three, not in a line): a homography once the points reach beyond a couple of tiles,
+    else an affine map, both by least squares."""
+    verts = [v for v, _ in pairs]
     src = np.array([vertex_xy(v) for v in verts], np.float64)
-    dst = np.array([points[v] for v in verts], np.float64)
+    dst = np.array([p for _, p in pairs], np.float64)
     ones = np.c_[src, np.ones(len(src))]
     coef, *_ = np.linalg.lstsq(ones, dst, rcond=None)  # least-squares affine map
     affine = np.vstack([coef.T, [0.0, 0.0, 1.0]])
-    if len(verts) >= HOMOGRAPHY_POINTS and _spread(src) > 3.0:
+    if len(set(verts)) >= HOMOGRAPHY_POINTS and _spread(src) > 3.0:
         h, _ = cv2.findHomography(src, dst, 0)
         if h is not None and np.linalg.cond(h) < 1e8:
             hm = np.asarray(h, np.float64)
@@ -144,10 +145,3 @@ def place_on_lattice(fmap: FieldMap, corners_px: F64) -> LatticeFit:
     if best is None:
         return LatticeFit(options[0], (0, 1, 2), float("inf"))
     return best
-
-
-def cell_points(fmap: FieldMap, cells: Sequence[Cell]) -> dict[Vertex, tuple[float, float]]:
-    """Pixel positions of the lattice points of ``cells`` by ``fmap``."""
-    verts = list(dict.fromkeys(v for c in cells for v in vertices(c)))
-    px = fmap.to_image(np.array([vertex_xy(v) for v in verts]))
-    return {v: (float(p[0]), float(p[1])) for v, p in zip(verts, px, strict=True)}

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.core.events import Correct, EventMeta
-from engine.core.lattice import Cell, Vertex
+from engine.core.lattice import Cell
 from engine.core.session import Session
 from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import cells_at_vertex, edge_neighbours, vertices
@@ -39,7 +39,7 @@ from engine.tritiles.state import TileGameState
 
 from .follower import Decision, SeenTwice, committed_places, undo_decision
 from .observer import Frame
-from .tile_lattice import MAX_FIT_ERROR, FieldMap, cell_points, fit_field_map, origin_placement, place_on_lattice
+from .tile_lattice import MAX_FIT_ERROR, FieldMap, fit_field_map, origin_placement, place_on_lattice
 
 F64 = NDArray[np.float64]
 
@@ -49,6 +49,15 @@ RECHECK_AFTER = 0.3
 ALT_RATIO = 0.1
 #: the laid tiles are taken to have moved in the picture beyond this share of a side
 MOVED = 0.2
+#: a laid tile is re-read beside a new one only if it was committed less sure than this (a sure
+#: tile read otherwise beside a new one is the new one's misread, e.g. a wrong tile laid)
+CORRECT_BELOW = 0.8
+#: a new tile read less sure than this is committed only once read the same at two looks in a row
+SURE_ENOUGH = 0.5
+#: a tile away from every field is reported (refused) only when read at least this sure
+LOOSE_CONFIDENCE = 0.8
+#: a laid tile seen again moves its field's points only when found this well (error in sides, confidence)
+REFRESH_ERROR, REFRESH_CONFIDENCE = 0.15, 0.5
 
 
 @dataclass(frozen=True)
@@ -79,10 +88,18 @@ class Candidate:
     cell: Cell
     order: tuple[int, int, int]
     new_field: bool
+    #: how far (tile sides) its corners lie from its cell's on the field's lattice
+    error: float = 0.0
+
+    @property
+    def values(self) -> tuple[int, int, int]:
+        """The values read at its corners, in M-B3 order."""
+        v = self.tile.values
+        return v[self.order[0]], v[self.order[1]], v[self.order[2]]
 
     @property
     def key(self) -> tuple[int, Cell, tuple[int, int, int], bool]:
-        return self.field, self.cell, tuple(self.tile.values[i] for i in self.order), self.new_field  # type: ignore[return-value]
+        return self.field, self.cell, self.values, self.new_field
 
 
 class TilesFollower:
@@ -91,12 +108,16 @@ class TilesFollower:
     def __init__(self, game: str) -> None:
         self.game = game
         self.recheck_at: float | None = None
-        #: per field, the last seen pixel position of each lattice point of its laid tiles
-        self.points: list[dict[Vertex, tuple[float, float]]] = []
-        self._reported: tuple[Any, ...] | None = None
+        #: per field, each laid tile's corners (3×2 px, M-B3 order) where last seen well
+        self.points: list[dict[Cell, F64]] = []
+        self._reported: tuple[Any, ...] | None = None  # the refused attempt on the table, told once
+        self._reported_region: tuple[float, float, float, float] | None = None
         self._suspect = SeenTwice()  # an attempt the engine refuses, seen once
         self._gone = SeenTwice()  # the last tile seen gone
         self._changed = SeenTwice()  # the last tile's cell seen with other values
+        self._unsure = SeenTwice()  # a new tile read unsure
+        #: how sure the reader was of each laid tile (field, cell) when it was committed
+        self._sure: dict[tuple[int, Cell], float] = {}
 
     # -- the decision ------------------------------------------------------------------------
     def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta) -> list[Decision]:
@@ -120,6 +141,10 @@ class TilesFollower:
         out: list[Decision] = []
         seen_laid = {(c.field, c.cell): c for c in fits if c is not None and (c.field, c.cell) in laid}
         for cand in cands:
+            if cand.tile.confidence < SURE_ENOUGH and not self._unsure.confirmed(cand.key):
+                # read unsure (a finger still on it, a blurred corner): the same reading twice first
+                self.recheck_at = frame.t + RECHECK_AFTER
+                return out
             decided = self._try_place(session, cand, meta, seen_laid)
             if decided:
                 self._reported = None
@@ -140,7 +165,7 @@ class TilesFollower:
             return out
         if self._reported is not None:
             out.append(self._cleared())
-        event = self._event(state, attempt, tuple(attempt.tile.values[i] for i in attempt.order), meta)  # type: ignore[arg-type]
+        event = self._event(state, attempt, attempt.values, meta)
         entry = session.submit(event)
         self._reported = key
         self._reported_region = _region(attempt.tile.corners)
@@ -150,12 +175,12 @@ class TilesFollower:
 
     def _cleared(self) -> Decision:
         self._reported = None
-        return Decision("cleared", None, None, None, (), region_px=getattr(self, "_reported_region", None))
+        return Decision("cleared", None, None, None, (), region_px=self._reported_region)
 
     def _candidates(self, state: TileGameState, new: list[Candidate], loose: list[SeenTile]) -> list[Candidate]:
-        """New tiles as placements, likeliest first: beside laid tiles, then a new field's first tile."""
-        out = [c for c in new if any((c.field, nb) in {(f, x) for f, t in enumerate(state.tables) for x in t.cells}
-                                     for nb in edge_neighbours(c.cell))]
+        """New tiles as placements, likeliest first: beside laid tiles, then a new field's first tile;
+        else a tile away from every field, on field 0's lattice, to be refused (M-P1)."""
+        out = [c for c in new if any(nb in state.tables[c.field].cells for nb in edge_neighbours(c.cell))]
         out.sort(key=lambda c: -c.tile.confidence)
         opening = not state.tables
         owed = state.NEW_FIELDS and state.new_field_for is not None
@@ -164,10 +189,13 @@ class TilesFollower:
             for t in sorted(loose, key=lambda t: -t.confidence):
                 cell, order, _ = origin_placement(t.corners)
                 out.append(Candidate(t, field, cell, (order[0], order[1], order[2]), True))
-        elif loose and not out and not opening:
+        elif loose and not out and (fmap := self._map(0)) is not None:
             t = max(loose, key=lambda t: t.confidence)
-            cell, order, _ = origin_placement(t.corners)
-            out.append(Candidate(t, 0, cell, (order[0], order[1], order[2]), True))  # refused: not touching
+            fit = place_on_lattice(fmap, t.corners)
+            # on the lattice, away from the tiles, read sure: refused (it touches none); a tile
+            # found off the lattice is more likely a pattern on the cloth than a player's mistake
+            if fit.error < MAX_FIT_ERROR and t.confidence >= LOOSE_CONFIDENCE:
+                out.append(Candidate(t, 0, fit.cell, fit.order, False, fit.error))
         return out
 
     def _try_place(self, session: Session, cand: Candidate, meta: EventMeta,
@@ -175,11 +203,10 @@ class TilesFollower:
         """Commit the likeliest legal reading of ``cand`` (``[]``: none). Besides the tile's own
         readings, an earlier tile touching it may be re-read: where the picture now reads it
         otherwise (its corners are read together with the new tile's, M-P1) and that makes both
-        legal, the earlier tile is corrected first (a ``correct`` event, INTERFACES §1)."""
+        legal, the earlier tile is corrected first (a ``correct`` event, INTERFACES §1); only a tile
+        committed less sure than ``CORRECT_BELOW`` is re-read so."""
         state = session.state
         assert isinstance(state, TileGameState)
-        if cand.new_field and cand.field == 0 and state.tables:
-            return []
         options: list[tuple[float, tuple[int, int, int], tuple[int, TilePlace] | None]] = [
             (prob, values, None) for values, prob in _readings(cand.tile, cand.order)]
         own = options[0][1]
@@ -202,6 +229,7 @@ class TilesFollower:
                 continue
             entry = session.submit(event)
             self._store(cand, state)
+            self._sure[(cand.field, cand.cell)] = min(cand.tile.confidence, prob)
             extra: dict[str, Any] = {}
             if prob < 1.0 and fix is None:
                 extra["reread"] = "another reading of its corners was the legal one"
@@ -219,8 +247,10 @@ class TilesFollower:
         touching = {c for v in vertices(cand.cell) for c in cells_at_vertex(v)} - {cand.cell}
         out = []
         for seq, ev in _placed(session):
-            if ev.field == cand.field and ev.cell in touching and (ev.field, ev.cell) in seen_laid:
-                out.append((seq, ev, seen_laid[(ev.field, ev.cell)]))
+            where = (ev.field, ev.cell)
+            if ev.field == cand.field and ev.cell in touching and where in seen_laid \
+                    and self._sure.get(where, 0.0) < CORRECT_BELOW:
+                out.append((seq, ev, seen_laid[where]))
         return out
 
     def _event(self, state: TileGameState, cand: Candidate, values: tuple[int, int, int], meta: EventMeta) -> TilePlace:
@@ -236,20 +266,22 @@ class TilesFollower:
         assert isinstance(state, TileGameState)
         del self.points[len(state.tables):]
         for f, table in enumerate(state.tables):
-            keep = {v for c in table.cells for v in vertices(c)}
-            self.points[f] = {v: p for v, p in self.points[f].items() if v in keep}
+            self.points[f] = {c: p for c, p in self.points[f].items() if c in table.cells}
 
     def _store(self, cand: Candidate, state: TileGameState) -> None:
         """Remember where a committed tile's corners are."""
         while len(self.points) <= cand.field:
             self.points.append({})
-        for v, i in zip(vertices(cand.cell), cand.order, strict=True):
-            p = cand.tile.corners[i]
-            self.points[cand.field][v] = (float(p[0]), float(p[1]))
+        self.points[cand.field][cand.cell] = np.asarray(cand.tile.corners[list(cand.order)], np.float64)
 
     def _map(self, field: int) -> FieldMap | None:
-        pts = self.points[field] if field < len(self.points) else {}
-        return fit_field_map(pts) if len(pts) >= 3 else None
+        """The field's lattice in the picture, fitted to every laid tile's own corners (each tile
+        is a little smaller than its cell, so neighbours' corners at one lattice point differ:
+        all of them are kept and the fit averages them)."""
+        tiles = self.points[field] if field < len(self.points) else {}
+        pairs = [(v, (float(px[k][0]), float(px[k][1]))) for c, px in tiles.items()
+                 for k, v in enumerate(vertices(c))]
+        return fit_field_map(pairs) if pairs else None
 
     def _on_fields(self, state: TileGameState, tile: SeenTile) -> Candidate | None:
         """The field and cell a seen tile lies on (``None``: on no field's lattice)."""
@@ -262,46 +294,48 @@ class TilesFollower:
             fit = place_on_lattice(fmap, tile.corners)
             if fit.error < best_err and _touches(state.tables[f].cells, fit.cell):
                 best_err = fit.error
-                best = Candidate(tile, f, fit.cell, fit.order, False)
+                best = Candidate(tile, f, fit.cell, fit.order, False, fit.error)
         return best
 
     def _refresh_points(self, state: TileGameState, seen_laid: list[Candidate]) -> None:
-        """Laid tiles seen again: their corners' positions follow the picture (slow drift)."""
+        """Laid tiles seen again, well found: their corners' positions follow the picture (slow drift)."""
         for c in seen_laid:
-            if c.field < len(self.points):
+            if c.field < len(self.points) and c.error < REFRESH_ERROR and c.tile.confidence >= REFRESH_CONFIDENCE:
                 self._store(c, state)
 
     def _follow_camera(self, state: TileGameState, seen: list[SeenTile]) -> None:
         """Move every field's points by the similarity that carries the laid tiles onto the tiles
         seen, when most of them moved (a nudged camera or table)."""
-        laid = [np.array([self.points[f][v] for v in vertices(c)], np.float64).mean(axis=0)
-                for f, t in enumerate(state.tables) if f < len(self.points)
-                for c in t.cells if all(v in self.points[f] for v in vertices(c))]
+        laid = [(px.mean(axis=0), tuple(sorted(state.tables[f].cells[c])))
+                for f, tiles in enumerate(self.points) if f < len(state.tables)
+                for c, px in tiles.items() if c in state.tables[f].cells]
         if not laid:
             return
-        src = np.array(laid, np.float64)
+        src = np.array([p for p, _ in laid], np.float64)
         dst = np.array([t.centre for t in seen], np.float64)
+        # a laid tile and a seen one can be the same only if they show the same numbers
+        same = np.array([[tile == tuple(sorted(t.values)) for t in seen] for _, tile in laid], bool)
         side = float(np.median([t.side for t in seen]))
         d = np.linalg.norm(src[:, None] - dst[None], axis=2).min(axis=1)
         if float(np.median(d)) < MOVED * side:
             return
-        # every (laid, seen) pair proposes a shift; the one most laid tiles agree with wins, then a
-        # similarity is fitted to the tiles it pairs (a nudge can move tiles by a whole side)
-        def agree(shift: F64) -> int:
-            dd = np.linalg.norm((src + shift)[:, None] - dst[None], axis=2).min(axis=1)
-            return int((dd < MOVED * side).sum())
 
+        def agree(shift: F64) -> int:
+            dd = np.linalg.norm((src + shift)[:, None] - dst[None], axis=2)
+            return int(((dd < MOVED * side) & same).any(axis=1).sum())
+
+        # every (laid, seen) pair showing the same tile proposes a shift; the one most laid tiles
+        # agree with wins, then a similarity is fitted to the tiles it pairs (a nudge can move
+        # tiles by a whole side)
         still = agree(np.zeros(2))
         best, best_n = np.zeros(2), still
-        for i in range(len(src)):
-            for j in range(len(dst)):
-                shift = dst[j] - src[i]
-                n = agree(shift)
-                if n > best_n:
-                    best, best_n = shift, n
-        # a shift must be borne out by two laid tiles at least, half of them, and more than stay put:
-        # one laid tile missed beside a new one would otherwise look like the camera moving
-        if best_n < max(2, 0.5 * len(src), still + 1):
+        for i, j in zip(*np.nonzero(same), strict=True):
+            shift = dst[j] - src[i]
+            n = agree(shift)
+            if n > best_n:
+                best, best_n = shift, n
+        # borne out by half the laid tiles at least, and more than stay put
+        if best_n < max(1, 0.5 * len(src), still + 1):
             return
         moved = src + best
         near = np.argmin(np.linalg.norm(moved[:, None] - dst[None], axis=2), axis=1)
@@ -311,10 +345,10 @@ class TilesFollower:
             a, _ = cv2.estimateAffinePartial2D(src[ok], dst[near[ok]])
             if a is not None and 0.8 < float(np.hypot(a[0, 0], a[1, 0])) < 1.25:
                 m = np.vstack([a, [0.0, 0.0, 1.0]])
-        for pts in self.points:
-            for v, p in list(pts.items()):
-                q = m @ np.array([p[0], p[1], 1.0])
-                pts[v] = (float(q[0]), float(q[1]))
+        for tiles in self.points:
+            for c, px in list(tiles.items()):
+                q = np.c_[px, np.ones(3)] @ m.T
+                tiles[c] = q[:, :2]
 
     # -- take-backs -----------------------------------------------------------------------------
     def _undo(self, session: Session, laid: set[tuple[int, Cell]], on_laid: set[tuple[int, Cell]], frame: Frame,
@@ -434,4 +468,4 @@ def _cell_text(c: Candidate) -> str:
     return f"{c.field}:{c.cell[0]},{c.cell[1]}"
 
 
-__all__ = ["Candidate", "SeenTile", "TilesFollower", "cell_points"]
+__all__ = ["Candidate", "SeenTile", "TilesFollower"]

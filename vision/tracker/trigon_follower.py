@@ -60,10 +60,12 @@ class TrigonFollower:
         committed = {c["cell"]: c["colour"] for c in state.board_json()["cells"]}
         seen = {c.cell: c.colour for c in reading.cells if c.cell in board.index_of_name}
         confidence = {c.cell: float(c.confidence) for c in reading.cells}
-        if len(committed) >= TRUST_AFTER and sum(seen.get(c) == col for c, col in committed.items()) \
-                < TRUST_SHARE * len(committed):
-            # the board as read does not show the pieces already laid (a grid placed a row off, a
-            # misread board): nothing it says can be trusted; look again later
+        last = _last_place(session)
+        earlier = {c: col for c, col in committed.items() if last is None or c not in last[1].cells}
+        if len(earlier) >= TRUST_AFTER and sum(seen.get(c) == col for c, col in earlier.items()) \
+                < TRUST_SHARE * len(earlier):
+            # the board as read does not show the pieces laid before the last one (a grid placed a
+            # row off, a misread board): nothing it says can be trusted; look again later
             self.recheck_at = frame.t + RECHECK_AFTER
             return []
         self._remember_pixels(reading)
@@ -104,7 +106,6 @@ class TrigonFollower:
                 verdict = session.check(event)
         if verdict.legal:
             entry = session.submit(event)
-            self._reported = None
             self._suspect.reset()
             done = Decision("place", event, entry.verdict, entry, event.cells, region_px=self._region(event.cells))
             # several pieces laid while the camera could not see (a hand stayed): the next colour's too
@@ -123,17 +124,17 @@ class TrigonFollower:
         return out
 
     def _stray(self, state: TrigonState, attempt: tuple[str, frozenset[str]], confidence: dict[str, float]) -> bool:
-        """Whether a refused attempt is a lone triangle the reader is not sure of, or one beside its
-        own colour's piece (colour bled from the piece into its neighbour): not worth a report."""
+        """Whether a refused attempt is a lone triangle the reader is not sure of, or one or two beside
+        their own colour's piece (colour bled from the piece into its neighbours; a piece may never
+        share a side with its own colour, B-L3): not worth a report."""
         colour, cells = attempt
-        if len(cells) > 1:
+        if len(cells) > MAX_STRAY:
             return False
-        (cell,) = cells
-        if confidence.get(cell, 0.0) < STRAY_CONFIDENCE:
+        if len(cells) == 1 and confidence.get(next(iter(cells)), 0.0) < STRAY_CONFIDENCE:
             return True
         board = state.pos.table.board
         own = {c["cell"] for c in state.board_json()["cells"] if c["colour"] == colour}
-        return any(board.names[n] in own for n in board.edge_neighbours[board.index_of_name[cell]])
+        return any(board.names[n] in own for c in cells for n in board.edge_neighbours[board.index_of_name[c]])
 
     def _undo(self, session: Session, committed: dict[str, str], seen: dict[str, str], frame: Frame,
               meta: EventMeta) -> Decision | None:

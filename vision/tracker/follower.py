@@ -12,6 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+from numpy.typing import NDArray
+
 from engine.core.events import Event, EventMeta, Undo
 from engine.core.session import Entry, Session
 from engine.core.verdict import Verdict
@@ -20,6 +23,8 @@ from .layout import GridLayout
 from .observer import CellRead
 
 Reread = Callable[[Sequence[str]], dict[str, CellRead]]
+#: which of the given picture points (N×2 px) lie where the picture has changed
+Fresh = Callable[[NDArray[np.float64]], NDArray[np.bool_]]
 
 
 @dataclass

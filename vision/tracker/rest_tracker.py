@@ -28,7 +28,7 @@ from engine.core.session import Entry, Session
 
 from .appearance import Appearance, AppearanceConfig, change_map, light_residual, observe, register
 from .cover import find_cover
-from .follower import Decision
+from .follower import Decision, Fresh
 from .motion import NoiseFloor
 from .observer import BoardFix, Frame
 from .output import TrackerOutput
@@ -43,8 +43,11 @@ class PictureFollower(Protocol):
     #: video time at which the follower wants another look though nothing moved, or ``None``
     recheck_at: float | None
 
-    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta) -> list[Decision]:
-        """Submit to ``session`` what ``reading`` (``None``: nothing found) implies; return it."""
+    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
+               fresh: Fresh | None = None) -> list[Decision]:
+        """Submit to ``session`` what ``reading`` (``None``: nothing found) implies; return it.
+        ``fresh(points_px)`` says which picture points lie where the picture has changed since
+        the tracker started (a new tile or piece can only be there)."""
         ...
 
 
@@ -62,6 +65,10 @@ class RestOptions:
     moved_fraction: float = 0.6
     #: a changed region inside the picture covering this share of the grid is a hand or an arm too
     big_region: float = 0.25
+    #: where the picture changed between reads is kept at this width (pixels), a change being a
+    #: relative colour difference beyond ``fresh_change`` (light falling off is divided out)
+    fresh_width: int = 320
+    fresh_change: float = 0.12
     #: while the picture looks covered, alignment with the last one read is tried this often (s)
     align_every: float = 0.5
     #: a cover found again at the next rest over this share of the same cells is no hand
@@ -132,6 +139,10 @@ class RestTracker:
         self._align_at: float | None = None  # video time of the last alignment tried this rest
         self._rest = 0  # counts the rests (still spells between motions)
         self._last_cover: tuple[int, NDArray[np.bool_]] | None = None
+        #: pixels of the small picture that changed between two reads since the start (the first
+        #: read is the table before the game: what it shows is not a move)
+        self._dirty: NDArray[np.bool_] = np.zeros((1, 1), bool)
+        self._ref_small: NDArray[np.float32] | None = None
 
     # -- public -------------------------------------------------------------------------------
     def feed(self, frame_index: int, t: float, image: Image) -> list[TrackerOutput]:
@@ -163,6 +174,7 @@ class RestTracker:
         if self._fix is None or self._size != (w, h):
             self._fix = picture_fix(w, h, opts.grid)
             self._size = (w, h)
+            self._ref_small = None
             self._prev = self._ref = None
             self._noise.clear()
         app = observe(frame.image, self._fix, opts.appearance)
@@ -244,6 +256,9 @@ class RestTracker:
         self.stats.realignments += 1
         return True
 
+    def _fresh(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
+        return _fresh_points(self._dirty, self.options.fresh_width, self._size[0], pts)
+
     def _read_and_decide(self, frame: Frame, app: Appearance) -> list[TrackerOutput]:
         t0 = time.perf_counter()
         reading = self.reader(frame)
@@ -251,8 +266,14 @@ class RestTracker:
         self.stats.reads += 1
         if reading is not None:
             self.ever_located = True
+        small = _small_picture(frame.image, self.options.fresh_width)
+        if self._ref_small is not None and self._ref_small.shape == small.shape:
+            self._dirty |= np.abs(small - self._ref_small).max(axis=2) > self.options.fresh_change
+        elif self._ref_small is None or self._dirty.shape != small.shape[:2]:
+            self._dirty = np.zeros(small.shape[:2], bool)
+        self._ref_small = small
         meta = EventMeta(ts=round(frame.t, 3), source="vision", frame=frame.index)
-        decisions = self.follower.decide(self.session, reading, frame, meta)
+        decisions = self.follower.decide(self.session, reading, frame, meta, self._fresh)
         outputs = []
         for d in decisions:
             before = after = None
@@ -267,6 +288,28 @@ class RestTracker:
         self._last_cover = None
         self._processed = True
         return outputs
+
+
+def _small_picture(image: Image, width: int) -> NDArray[np.float32]:
+    """The picture shrunk to ``width`` pixels across, each channel divided by its local mean (a
+    wide blur): light falling off or changing leaves it alone, a tile or a piece does not."""
+    h, w = image.shape[:2]
+    size = (width, max(1, round(h * width / w)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32) + 4.0
+    local = cv2.GaussianBlur(small, (0, 0), sigmaX=width / 40.0)
+    return np.asarray(small / local, np.float32)
+
+
+def _fresh_points(dirty: NDArray[np.bool_], width: int, image_width: int, pts: NDArray[np.float64]
+                  ) -> NDArray[np.bool_]:
+    """Which picture points fall on (or within two pixels of) a changed pixel of the small picture."""
+    near = cv2.dilate(dirty.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    idx = np.floor(np.asarray(pts, np.float64).reshape(-1, 2) * (width / image_width)).astype(int)
+    h, w = near.shape
+    inside = (idx[:, 0] >= 0) & (idx[:, 0] < w) & (idx[:, 1] >= 0) & (idx[:, 1] < h)
+    out = np.zeros(len(idx), bool)
+    out[inside] = near[idx[inside, 1], idx[inside, 0]]
+    return out
 
 
 def crop_region(image: Image, region: tuple[float, float, float, float], longest: int = 320,

@@ -37,7 +37,7 @@ from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import cells_at_vertex, edge_neighbours, vertices
 from engine.tritiles.state import TileGameState
 
-from .follower import Decision, SeenTwice, committed_places, undo_decision
+from .follower import Decision, Fresh, SeenTwice, committed_places, undo_decision
 from .observer import Frame
 from .tile_lattice import MAX_FIT_ERROR, FieldMap, fit_field_map, origin_placement, place_on_lattice
 
@@ -120,11 +120,13 @@ class TilesFollower:
         self._sure: dict[tuple[int, Cell], float] = {}
 
     # -- the decision ------------------------------------------------------------------------
-    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta) -> list[Decision]:
+    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
+               fresh: Fresh | None = None) -> list[Decision]:
         self.recheck_at = None
         state = session.state
         assert isinstance(state, TileGameState)
         seen = _seen_tiles(reading)
+        is_fresh = _fresh_flags(seen, fresh)
         self._sync_fields(session)
         if self.points and seen:
             self._follow_camera(state, seen)
@@ -134,9 +136,11 @@ class TilesFollower:
         self._refresh_points(state, [c for c in fits if c is not None and (c.field, c.cell) in laid])
         undo = self._undo(session, laid, on_laid, frame, meta) or self._replaced(session, fits, frame, meta)
         if undo is not None:
-            return [undo, *self.decide(session, reading, frame, meta)]
-        new = [c for c in fits if c is not None and (c.field, c.cell) not in laid]
-        loose = [t for t, c in zip(seen, fits, strict=True) if c is None]
+            return [undo, *self.decide(session, reading, frame, meta, fresh)]
+        # a new tile lies where the picture changed (a cloth pattern found as a tile does not move)
+        new = [c for c, ok in zip(fits, is_fresh, strict=True)
+               if c is not None and ok and (c.field, c.cell) not in laid]
+        loose = [t for t, c, ok in zip(seen, fits, is_fresh, strict=True) if c is None and ok]
         cands = self._candidates(state, new, loose)
         out: list[Decision] = []
         seen_laid = {(c.field, c.cell): c for c in fits if c is not None and (c.field, c.cell) in laid}
@@ -150,7 +154,7 @@ class TilesFollower:
                 self._reported = None
                 self._suspect.reset()
                 # the next tile, if two were laid unseen, is judged on the new position
-                return [*decided, *self.decide(session, reading, frame, meta)]
+                return [*decided, *self.decide(session, reading, frame, meta, fresh)]
         attempt = cands[0] if cands else None
         if attempt is None:
             self._suspect.reset()
@@ -407,6 +411,13 @@ def _seen_tiles(reading: Any) -> list[SeenTile]:
         values = (int(t.corners[0].value), int(t.corners[1].value), int(t.corners[2].value))
         out.append(SeenTile(corners, values, getattr(t, "scores", None), float(t.confidence)))
     return out
+
+
+def _fresh_flags(seen: list[SeenTile], fresh: Fresh | None) -> list[bool]:
+    """Per seen tile, whether its centre lies where the picture changed (all, without ``fresh``)."""
+    if fresh is None or not seen:
+        return [True] * len(seen)
+    return [bool(x) for x in fresh(np.array([t.centre for t in seen], np.float64))]
 
 
 def _touches(cells: dict[Cell, Any], cell: Cell) -> bool:

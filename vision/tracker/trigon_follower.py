@@ -27,7 +27,7 @@ from engine.core.session import Session
 from engine.trigon.events import TrigonPlace, place
 from engine.trigon.state import TrigonState
 
-from .follower import Decision, SeenTwice, committed_places, undo_decision
+from .follower import Decision, Fresh, SeenTwice, committed_places, undo_decision
 from .observer import Frame
 
 #: seconds after an unconfirmed attempt or a vanished piece at which to look again
@@ -50,7 +50,8 @@ class TrigonFollower:
         self._gone = SeenTwice()  # the last piece seen gone
         self._board: tuple[int, NDArray[np.float64]] | None = None
 
-    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta) -> list[Decision]:
+    def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
+               fresh: Fresh | None = None) -> list[Decision]:
         self.recheck_at = None
         if reading is None:
             return []
@@ -74,7 +75,9 @@ class TrigonFollower:
         if undo is not None:
             return [undo]
         new = {c: col for c, col in seen.items() if c not in committed}
-        groups = _groups(board, new)
+        # a new piece lies where the picture changed (colour the reader sees where nothing moved,
+        # a shadow or a bled edge, is no move)
+        groups = [g for g in _groups(board, new) if self._fresh(g[1], fresh)]
         turn = state.to_move()
         mine = [g for g in groups if g[0] == turn.colour]
         last = _last_place(session)
@@ -109,7 +112,7 @@ class TrigonFollower:
             self._suspect.reset()
             done = Decision("place", event, entry.verdict, entry, event.cells, region_px=self._region(event.cells))
             # several pieces laid while the camera could not see (a hand stayed): the next colour's too
-            return [done, *self.decide(session, reading, frame, meta)]
+            return [done, *self.decide(session, reading, frame, meta, fresh)]
         if attempt == self._reported or self._stray(state, attempt, confidence):
             return []
         if not self._suspect.confirmed(attempt):  # look again before telling the players
@@ -192,6 +195,19 @@ class TrigonFollower:
         h, _ = cv2.findHomography(hexagon_corners(side), np.asarray(corners, np.float64), 0)
         if h is not None:
             self._board = (side, np.asarray(h, np.float64))
+
+    def _fresh(self, cells: Iterable[str], fresh: Fresh | None) -> bool:
+        """Whether any of ``cells`` lies where the picture changed (``True`` without ``fresh`` or
+        without the board's geometry)."""
+        if fresh is None or self._board is None:
+            return True
+        side, h = self._board
+        verts = _cell_vertices(side)
+        centres = np.array([verts[c].mean(axis=0) for c in cells if c in verts], np.float64)
+        if len(centres) == 0:
+            return True
+        q = np.c_[centres, np.ones(len(centres))] @ h.T
+        return bool(fresh(q[:, :2] / q[:, 2:3]).any())
 
     def _region(self, cells: Iterable[str]) -> tuple[float, float, float, float] | None:
         """The picture area of ``cells`` in the last reading's board geometry."""

@@ -3,21 +3,22 @@
 There is no board: each field's lattice is fixed by its first tile and followed in the picture
 through the corners of its laid tiles (:mod:`tile_lattice`). At each rest:
 
-1. The camera may have moved (a nudge): the laid tiles' last positions are matched to the tiles
-   seen, and when most are off by more than a fifth of a side, a similarity transform fitted to
-   the nearest matches (a few rounds, as ICP) moves every field's map.
+1. The camera may have moved (a nudge): laid tiles are matched to seen tiles showing the same
+   numbers, and when most are off by more than a fifth of a side, the shift most of them agree
+   with, refined to a similarity, moves every field's points.
 2. Each seen tile is put on the lattice of the field it lies on (its corners within
    ``MAX_FIT_ERROR`` sides of a cell's): a cell already laid is the tile seen again; a free one is
-   new. A tile on no field's lattice may open a new field (D-P3, Trio Domino).
+   new, if the picture changed there since the start (``fresh``: a cloth pattern found as a tile
+   never moves). A tile on no field's lattice may open a field (the opening; D-P3, Trio Domino).
 3. A new tile is a placement by the player the engine names (M-B3 order from the lattice, the
-   field's number, a new field's number for the player owed one). When the engine refuses the
-   reading, other readings of its corners that the value reader found likely (each at least
-   ``ALT_RATIO`` of the best one's probability) are tried, and the first legal one is committed.
+   field's number, a new field's number for the player owed one). A tile read unsure waits for
+   the same reading twice. When the engine refuses the reading, other readings of its corners
+   that the value reader found likely (each at least ``ALT_RATIO`` of the best one's probability)
+   are tried, and so are other readings of a laid tile touching it that was committed unsure:
+   the likeliest legal combination is committed (the laid tile corrected first).
 4. An attempt still refused is reported once it has been seen the same at two rests in a row,
-   and ``cleared`` when it is taken away. The last tile gone at two rests in a row is undone.
-
-Tiles the reader found where nothing lies (cloth patterns, cards) are ignored unless they sit on
-a field's lattice beside its tiles; a lone one only counts once the same tile is seen at two rests.
+   and ``cleared`` when it is taken away. The last tile gone, or its cell showing other values,
+   at two rests in a row is undone.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ CORRECT_BELOW = 0.8
 SURE_ENOUGH = 0.5
 #: a tile away from every field is reported (refused) only when read at least this sure
 LOOSE_CONFIDENCE = 0.8
+#: ... and at least this many sides from every laid tile
+CLEAR_SIDES = 1.5
 #: a laid tile seen again moves its field's points only when found this well (error in sides, confidence)
 REFRESH_ERROR, REFRESH_CONFIDENCE = 0.15, 0.5
 
@@ -188,6 +191,10 @@ class TilesFollower:
         out.sort(key=lambda c: -c.tile.confidence)
         opening = not state.tables
         owed = state.NEW_FIELDS and state.new_field_for is not None
+        if not (opening or owed):
+            # a field opened out of turn (D-P3) is reported only when read sure and clear of the
+            # laid tiles: near them it is more likely a laid-beside tile the lattice missed
+            loose = [t for t in loose if t.confidence >= LOOSE_CONFIDENCE and self._clear_of_fields(t)]
         if opening or owed or (state.NEW_FIELDS and loose and not out):
             field = len(state.tables)
             for t in sorted(loose, key=lambda t: -t.confidence):
@@ -198,9 +205,17 @@ class TilesFollower:
             fit = place_on_lattice(fmap, t.corners)
             # on the lattice, away from the tiles, read sure: refused (it touches none); a tile
             # found off the lattice is more likely a pattern on the cloth than a player's mistake
-            if fit.error < MAX_FIT_ERROR and t.confidence >= LOOSE_CONFIDENCE:
+            if fit.error < MAX_FIT_ERROR:
                 out.append(Candidate(t, 0, fit.cell, fit.order, False, fit.error))
         return out
+
+    def _clear_of_fields(self, tile: SeenTile) -> bool:
+        """Whether a tile lies at least ``CLEAR_SIDES`` sides from every laid tile's centre."""
+        centres = [px.mean(axis=0) for tiles in self.points for px in tiles.values()]
+        if not centres:
+            return True
+        d = np.linalg.norm(np.array(centres) - tile.centre, axis=1).min()
+        return bool(d >= CLEAR_SIDES * tile.side)
 
     def _try_place(self, session: Session, cand: Candidate, meta: EventMeta,
                    seen_laid: dict[tuple[int, Cell], Candidate]) -> list[Decision]:

@@ -76,7 +76,9 @@ def trigon_from_labels(labels: Labels) -> Any:
     cells = tuple(TrigonCell(str(c.get("cell_view", c["cell"])), str(c["colour"]), 1.0)
                   for c in labels.get("cells", []) if float(c.get("visible", 1.0)) >= ORACLE_VISIBLE)
     board = labels.get("board", {})
-    corners = tuple((float(x), float(y)) for x, y in board.get("hexagon_px", []))
+    hexagon = list(board.get("hexagon_px", []))
+    turn = int(board.get("view_rotation", 0)) % 6 if hexagon else 0  # board frame → view frame
+    corners = tuple((float(x), float(y)) for x, y in hexagon[turn:] + hexagon[:turn])
     return TrigonReading(variant=str(labels.get("variant", "trigon")), corners_px=corners, cells=cells, confidence=1.0)
 
 

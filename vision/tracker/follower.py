@@ -106,3 +106,17 @@ class SeenTwice:
             return True
         self.key = key
         return False
+
+
+def corrected_trial(session: Session, correct: Event) -> Session | None:
+    """A copy of ``session`` with ``correct`` applied, if the engine takes it and every event keeps
+    its verdict (legal stays legal, refused stays refused); else ``None``."""
+    trial = Session(session.header)
+    for e in session.entries:
+        trial.submit(e.event)
+    before = [e.verdict.legal for e in trial.entries]
+    if not trial.submit(correct).verdict.legal:
+        return None
+    if [e.verdict.legal for e in trial.entries[:len(before)]] != before:
+        return None
+    return trial

@@ -38,7 +38,7 @@ from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import cells_at_vertex, edge_neighbours, vertices
 from engine.tritiles.state import TileGameState
 
-from .follower import Decision, Fresh, SeenTwice, committed_places, undo_decision
+from .follower import Decision, Fresh, SeenTwice, committed_places, corrected_trial, undo_decision
 from .observer import Frame
 from .tile_lattice import MAX_FIT_ERROR, FieldMap, fit_field_map, origin_placement, place_on_lattice
 
@@ -468,16 +468,9 @@ def _placed(session: Session) -> list[tuple[int, TilePlace]]:
 
 
 def _legal_after(session: Session, correct: Correct, event: TilePlace) -> bool:
-    """Whether ``correct`` keeps every placement legal and ``event`` is then legal too."""
-    trial = Session(session.header)
-    for e in session.entries:
-        trial.submit(e.event)
-    before = [e.verdict.legal for e in trial.entries]
-    if not trial.submit(correct).verdict.legal:
-        return False
-    if [e.verdict.legal for e in trial.entries[:len(before)]] != before:
-        return False
-    return trial.check(event).legal
+    """Whether ``correct`` keeps every placement's verdict and ``event`` is then legal."""
+    trial = corrected_trial(session, correct)
+    return trial is not None and trial.check(event).legal
 
 
 def _last_place(session: Session) -> tuple[int, TilePlace] | None:

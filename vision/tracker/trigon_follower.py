@@ -27,7 +27,7 @@ from engine.core.session import Session
 from engine.trigon.events import TrigonPlace, place
 from engine.trigon.state import TrigonState
 
-from .follower import Decision, Fresh, SeenTwice, committed_places, undo_decision
+from .follower import Decision, Fresh, SeenTwice, committed_places, corrected_trial, undo_decision
 from .observer import Frame
 
 #: seconds after an unconfirmed attempt or a vanished piece at which to look again
@@ -80,11 +80,9 @@ class TrigonFollower:
         groups = [g for g in _groups(board, new) if self._fresh(g[1], fresh)]
         turn = state.to_move()
         mine = [g for g in groups if g[0] == turn.colour]
-        last = _last_place(session)
-        if last is not None and len(mine) == 0:
-            fixed = self._completed_last(session, last, groups, meta)
-            if fixed is not None:
-                return [fixed]
+        fixed = self._completed_piece(session, [g for g in groups if g[0] != turn.colour], meta)
+        if fixed is not None:
+            return [fixed, *self.decide(session, reading, frame, meta, fresh)]
         attempt: tuple[str, frozenset[str]] | None = None
         if mine:
             attempt = max(mine, key=lambda g: len(g[1]))
@@ -158,24 +156,24 @@ class TrigonFollower:
             return None
         return undo_decision(session, seq, ev, ev.cells, meta, self._region(ev.cells))
 
-    def _completed_last(self, session: Session, last: tuple[int, TrigonPlace],
-                        groups: list[tuple[str, frozenset[str]]], meta: EventMeta) -> Decision | None:
-        """The last piece corrected to take in a lone triangle of its colour beside it, when that
-        is a legal placement in its place."""
-        seq, ev = last
+    def _completed_piece(self, session: Session, groups: list[tuple[str, frozenset[str]]], meta: EventMeta
+                         ) -> Decision | None:
+        """A colour's latest piece corrected to take in one or two triangles of its colour beside
+        it (not seen at first: under a shadow, a finger), when every event keeps its verdict."""
         state = session.state
         assert isinstance(state, TrigonState)
         board = state.pos.table.board
-        near = {board.names[n] for c in ev.cells for n in board.edge_neighbours[board.index_of_name[c]]}
+        latest = {ev.colour: (seq, ev) for seq, ev in committed_places(session, TrigonPlace)}
         for colour, cells in groups:
-            if colour != ev.colour or len(cells) > 2 or not cells <= near:
+            if colour not in latest or len(cells) > MAX_STRAY:
+                continue
+            seq, ev = latest[colour]
+            near = {board.names[n] for c in ev.cells for n in board.edge_neighbours[board.index_of_name[c]]}
+            if not cells & near:
                 continue
             fixed = place(state.rules, ev.colour, sorted(set(ev.cells) | cells), meta=ev.meta)
             correct = Correct(player=ev.player, seq=seq, event=fixed, meta=meta)
-            trial = Session(session.header)
-            for e in session.entries:
-                trial.submit(e.event)
-            if not trial.submit(correct).verdict.legal or not trial.entries[seq - 1].verdict.legal:
+            if corrected_trial(session, correct) is None:
                 continue
             entry = session.submit(correct)
             return Decision("correct", correct, entry.verdict, entry, fixed.cells,

@@ -5,8 +5,9 @@ by shared sides. The group of the colour to move (the engine says which, B-L4; t
 the reader saw several) is that colour's placement; the engine judges it (B-L1…B-L6) and a legal
 one is committed. A group the engine refuses, or one of a colour whose turn it is not, is reported
 as an illegal attempt once it has been seen the same at two rests in a row (a misread triangle
-rarely repeats), and ``cleared`` when it is taken away. A one-triangle group of the colour that
-has just moved, beside its last piece, is that piece seen whole at last: the piece is corrected.
+rarely repeats), and ``cleared`` when it is taken away. One or two triangles of a colour not to
+move, beside that colour's latest piece, are that piece seen whole at last: the piece is
+corrected when every event keeps its verdict.
 A committed piece whose triangles are all gone at two rests in a row is undone (only the last one:
 earlier pieces are under the later ones' contact rules). A reading that does not show 80 % of the
 triangles already laid in their colours (a grid placed a row off) is not used at all.

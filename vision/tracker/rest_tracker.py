@@ -22,11 +22,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.core.events import Event, EventMeta
+from engine.core.events import EventMeta
 from engine.core.header import Header
-from engine.core.session import Entry, Session
+from engine.core.session import Session
 
 from .appearance import Appearance, AppearanceConfig, change_map, light_residual, observe, register
+from .base import TrackerBase
 from .cover import find_cover
 from .follower import Decision, Fresh
 from .motion import NoiseFloor
@@ -109,7 +110,7 @@ def follower_for(game: str, header: Header) -> PictureFollower:
     raise ValueError(f"the rest tracker does not follow {game!r} (Triolet has MoveTracker)")
 
 
-class RestTracker:
+class RestTracker(TrackerBase[RestStats]):
     """Follow one game read whole at every rest; see the module docstring.
 
     The same surface as :class:`~.tracker.MoveTracker`: ``feed(frame_index, t, image)`` returns
@@ -145,27 +146,11 @@ class RestTracker:
         self._ref_small: NDArray[np.float32] | None = None
 
     # -- public -------------------------------------------------------------------------------
-    def feed(self, frame_index: int, t: float, image: Image) -> list[TrackerOutput]:
-        """Look at one frame; return the events it completes (most frames: none)."""
-        t0 = time.perf_counter()
-        try:
-            out = self._feed(Frame(frame_index, float(t), image))
-        finally:
-            self.stats.frames += 1
-            self.stats.seconds += time.perf_counter() - t0
-        self.last_outputs = out
-        return out
-
-    def submit(self, event: Event) -> Entry:
-        """A manual event (from the phone): judged and logged in the tracker's session."""
-        return self.session.submit(event)
 
     def request_full_read(self) -> None:
         """Read the picture at the next stable moment."""
         self._processed = False
 
-    def summary_json(self) -> dict[str, Any]:
-        return self.session.summary_json()
 
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:

@@ -13,7 +13,6 @@ camera) before anything is read.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,11 +20,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.core.events import Event, EventMeta
+from engine.core.events import EventMeta
 from engine.core.header import Header
-from engine.core.session import Entry, Session
+from engine.core.session import Session
 
 from .appearance import Appearance, AppearanceConfig, change_map, misalignment, observe, register
+from .base import TrackerBase
 from .cover import find_cover
 from .evidence import crop_cells
 from .follower import Follower
@@ -87,7 +87,7 @@ def _follower_for(game: str) -> Follower:
     raise ValueError(f"the tracker does not follow {game!r} yet (only triolet)")
 
 
-class MoveTracker:
+class MoveTracker(TrackerBase[TrackerStats]):
     """Follow one game from a stream of frames; see the module docstring.
 
     ``feed(frame_index, t, image)`` returns what happened (usually nothing). The tracker keeps
@@ -123,28 +123,12 @@ class MoveTracker:
         self.last_outputs: list[TrackerOutput] = []
 
     # -- public -------------------------------------------------------------------------------
-    def feed(self, frame_index: int, t: float, image: Image) -> list[TrackerOutput]:
-        """Look at one frame; return the events it completes (most frames: none)."""
-        t0 = time.perf_counter()
-        try:
-            out = self._feed(Frame(frame_index, float(t), image))
-        finally:
-            self.stats.frames += 1
-            self.stats.seconds += time.perf_counter() - t0
-        self.last_outputs = out
-        return out
-
-    def submit(self, event: Event) -> Entry:
-        """A manual event (from the phone): judged and logged in the tracker's session."""
-        return self.session.submit(event)
 
     def request_full_read(self) -> None:
         """Read every cell at the next stable moment."""
         self._full_read = True
         self._processed = False
 
-    def summary_json(self) -> dict[str, Any]:
-        return self.session.summary_json()
 
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:

@@ -45,6 +45,7 @@ def check_reader(game: str) -> None:
     """Raise :class:`ReaderUnavailable` (with the reason) unless the real reader for ``game`` starts."""
     try:
         from vision.render.video import VideoSpec  # noqa: F401
+        from vision.tracker.picture_readers import PictureReaderUnavailableError, real_reader
         from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
     except ModuleNotFoundError as exc:
         raise ReaderUnavailable(f"{exc.name} is missing") from None
@@ -52,11 +53,8 @@ def check_reader(game: str) -> None:
         if game == "triolet":
             ReaderObserver(game)
         else:
-            from vision.tracker.picture_readers import real_reader
             real_reader(game)
-    except ReaderUnavailableError as exc:
-        raise ReaderUnavailable(str(exc)) from None
-    except RuntimeError as exc:  # PictureReaderUnavailableError
+    except (ReaderUnavailableError, PictureReaderUnavailableError) as exc:
         raise ReaderUnavailable(str(exc)) from None
 
 

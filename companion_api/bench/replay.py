@@ -113,11 +113,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 s = run_file(video, kind, options, observer)
             scores.append(s)
-            sys.stderr.write(f"bench replay: {label} {video.stem}: {s.exact_moves}/{s.truth_moves} exact, "
-                             f"{s.false_events} false, {s.missed} missed\n")
-            if args.verbose:
-                for p in s.problems:
-                    sys.stderr.write(f"    {p}\n")
+            _progress(label, video, s, args.verbose)
         rows.append(_row(label, scores))
     _print(args, videos, rows, notes)
     return 0
@@ -157,15 +153,20 @@ def _run_pictures(args: argparse.Namespace, videos: list[Path], kinds: list[str]
                 notes.append(f"{kind}: not measured ({exc})")
                 break
             scores.append(s)
-            sys.stderr.write(f"bench replay: {kind} {video.stem}: {s.exact_moves}/{s.truth_moves} exact, "
-                             f"{s.false_events} false, {s.missed} missed\n")
-            if args.verbose:
-                for p in s.problems:
-                    sys.stderr.write(f"    {p}\n")
+            _progress(kind, video, s, args.verbose)
         if scores:
             rows.append(_row(kind, scores))
     _print(args, videos, rows, notes)
     return 0
+
+
+def _progress(label: str, video: Path, s: Any, verbose: bool) -> None:
+    """One line per video on stderr (and its problems with ``--verbose``)."""
+    sys.stderr.write(f"bench replay: {label} {video.stem}: {s.exact_moves}/{s.truth_moves} exact, "
+                     f"{s.false_events} false, {s.missed} missed\n")
+    if verbose:
+        for p in s.problems:
+            sys.stderr.write(f"    {p}\n")
 
 
 def _row(kind: str, scores: list[Any]) -> list[Any]:

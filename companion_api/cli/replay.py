@@ -135,7 +135,7 @@ def _tracker(args: argparse.Namespace, header: Header, fix: Any) -> Any:
         from vision.tracker import MoveTracker, TrackerOptions
 
         return MoveTracker(header, _observer(args), TrackerOptions(stable_seconds=args.stable), initial_fix=fix)
-    from vision.tracker.picture_readers import PictureReaderUnavailableError, oracle_reader, real_reader
+    from vision.tracker.picture_readers import PictureReaderUnavailableError, oracle_reader, reader_for
     from vision.tracker.rest_tracker import RestOptions, RestTracker
 
     if args.labels:
@@ -143,16 +143,10 @@ def _tracker(args: argparse.Namespace, header: Header, fix: Any) -> Any:
         reader = oracle_reader(args.game, lambda i: labels[i] if 0 <= i < len(labels) else None)
     else:
         try:
-            reader = real_reader(args.game, str(header.options.get("variant") or _default_variant(header)))
+            reader = reader_for(header)
         except PictureReaderUnavailableError as exc:
             raise CliError(str(exc)) from None
     return RestTracker(header, reader, RestOptions(stable_seconds=args.stable))
-
-
-def _default_variant(header: Header) -> str:
-    from engine.trigon.variants import rules_of
-
-    return str(rules_of(header).variant.id) if header.game == "trigon" else "trigon"
 
 
 def _labels(path: str) -> list[Any]:

@@ -21,6 +21,7 @@ from engine.core.header import Header
 from engine.core.record import Record, load_record
 from engine.triolet import Place
 
+from .follower import committed_places
 from .layout import TRIOLET_LAYOUT, best_rotation, rotate_cell
 from .observer import BoardObserver
 from .output import TrackerOutput
@@ -93,35 +94,45 @@ def same_placement(truth: tuple[int | None, frozenset[TileKey]], out: Place, q_o
     return True
 
 
-def score_video(name: str, frames: Iterable[tuple[int, float, Any]], labels: list[Labels], record: Record,
-                observer: BoardObserver, options: TrackerOptions | None = None,
-                on_output: Callable[[TrackerOutput], None] | None = None) -> VideoScore:
-    """Run a tracker over ``frames`` and compare with the truth."""
-    header: Header = record.header
+#: whether a committed placement is the truth's: ``same(truth, got, extra)`` (``extra``: the
+#: output line's extra fields when it was committed, ``{}`` while the benchmark checks progress)
+Same = Callable[[Event, Event, dict[str, Any]], bool]
+
+
+def follow_and_score(name: str, tracker: Any, frames: Iterable[tuple[int, float, Any]], labels: list[Labels],
+                     record: Record, place_type: type[Event], matcher: Callable[[list[Event]], Same],
+                     judge: Callable[[TrackerOutput, Labels | None, VideoScore], object],
+                     on_output: Callable[[TrackerOutput], None] | None = None) -> VideoScore:
+    """Feed ``frames`` to ``tracker`` and compare its committed placements with the truth, in order.
+
+    ``matcher(placed)`` gives the comparison for the placements committed so far (the tile games
+    match lattices on them); ``judge`` counts each output (false events). Events the camera cannot
+    see are submitted once every placement before them is committed as played.
+    """
     truth_events: list[Event] = list(record.events)
-    q = view_turns(labels[0])
-    tracker = MoveTracker(header, observer, options)
-    score = VideoScore(name)
-    truth_places = [(k, ev) for k, ev in enumerate(truth_events) if isinstance(ev, Place)]
-    score.truth_moves = len(truth_places)
+    truth_places = [(k, ev) for k, ev in enumerate(truth_events) if isinstance(ev, place_type)]
+    score = VideoScore(name, truth_moves=len(truth_places))
     manual_done: set[int] = set()
     t_start = time.perf_counter()
     out_at: dict[int, tuple[float, dict[str, Any]]] = {}  # tracker seq -> (t, extra)
 
+    def committed() -> list[tuple[int, Event]]:
+        return committed_places(tracker.session, place_type)
+
     def inject() -> None:
-        """Give the tracker the truth's exchanges/passes/reveals once the placements before them
-        are committed as they were played (as a player would tap them on the phone)."""
-        placed = [ev for _s, ev in tracker.session.effective_events()
-                  if isinstance(ev, Place) and tracker.session.entries[_s - 1].verdict.legal]
+        """Give the tracker the truth's unseen events (exchange, pass, draw, reveal) once the
+        placements before them are committed as they were played (as a player would tap them)."""
+        placed = [ev for _s, ev in committed()]
+        same = matcher(placed)
         for k, ev in enumerate(truth_events):
-            if k in manual_done or isinstance(ev, Place):
+            if k in manual_done or isinstance(ev, place_type):
                 continue
             before = [e for j, e in truth_places if j < k]
-            if not all(j in manual_done or isinstance(truth_events[j], Place) for j in range(k)):
+            if not all(j in manual_done or isinstance(truth_events[j], place_type) for j in range(k)):
                 return
             if len(placed) != len(before):
                 return
-            if not all(same_placement(to_view(t, q), got) for t, got in zip(before, placed, strict=True)):
+            if not all(same(t, got, {}) for t, got in zip(before, placed, strict=True)):
                 return
             tracker.submit(ev)
             manual_done.add(k)
@@ -131,39 +142,54 @@ def score_video(name: str, frames: Iterable[tuple[int, float, Any]], labels: lis
         outs = tracker.feed(index, t, image)
         score.frames += 1
         for o in outs:
-            line = o.to_json()
-            score.lines.append(line)
+            score.lines.append(o.to_json())
             if on_output is not None:
                 on_output(o)
-            lab = labels[index] if index < len(labels) else None
-            _judge_output(o, lab, q, score)
+            judge(o, labels[index] if index < len(labels) else None, score)
             if o.kind == "place" and o.entry is not None:
                 out_at[o.entry.seq] = (o.t, dict(o.extra))
         if outs:
             inject()
     score.tracker_seconds = tracker.stats.seconds
     score.total_seconds = time.perf_counter() - t_start
-    # final placements vs truth, in order
-    placed = [(s, ev) for s, ev in tracker.session.effective_events()
-              if isinstance(ev, Place) and tracker.session.entries[s - 1].verdict.legal]
+    placed = committed()
+    same = matcher([ev for _s, ev in placed])
+    fps = video_fps(labels)
     for i, (_k, ev) in enumerate(truth_places):
-        truth = to_view(ev, q)
         if i >= len(placed):
             score.missed += 1
             score.problems.append(f"missed move {i + 1}: {ev.to_json()}")
             continue
         seq, got = placed[i]
-        extra = out_at.get(seq, (0.0, {}))[1]
-        if same_placement(truth, got, 0, extra.get("wild_candidates")):
+        if same(ev, got, out_at.get(seq, (0.0, {}))[1]):
             score.exact_moves += 1
-            frame = ev.meta.frame
-            if frame is not None and seq in out_at:
-                score.latencies_ms.append(1000.0 * (out_at[seq][0] - frame / video_fps(labels)))
+            if ev.meta.frame is not None and seq in out_at:
+                score.latencies_ms.append(1000.0 * (out_at[seq][0] - ev.meta.frame / fps))
         else:
             score.problems.append(f"move {i + 1}: truth {ev.to_json()} got {got.to_json()}")
     if len(placed) > len(truth_places):
         score.problems.append(f"{len(placed) - len(truth_places)} extra committed placements")
     return score
+
+
+def score_video(name: str, frames: Iterable[tuple[int, float, Any]], labels: list[Labels], record: Record,
+                observer: BoardObserver, options: TrackerOptions | None = None,
+                on_output: Callable[[TrackerOutput], None] | None = None) -> VideoScore:
+    """Run a Triolet tracker over ``frames`` and compare with the truth."""
+    header: Header = record.header
+    q = view_turns(labels[0])
+
+    def matcher(_placed: list[Event]) -> Same:
+        def same(truth: Event, got: Event, extra: dict[str, Any]) -> bool:
+            assert isinstance(truth, Place) and isinstance(got, Place)
+            return same_placement(to_view(truth, q), got, 0, extra.get("wild_candidates"))
+        return same
+
+    def judge(o: TrackerOutput, lab: Labels | None, score: VideoScore) -> None:
+        _judge_output(o, lab, q, score)
+
+    return follow_and_score(name, MoveTracker(header, observer, options), frames, labels, record, Place,
+                            matcher, judge, on_output)
 
 
 def video_fps(labels: list[Labels]) -> float:

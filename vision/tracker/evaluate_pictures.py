@@ -12,7 +12,6 @@ once the placements before them are committed.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -23,9 +22,9 @@ from engine.trigon.events import TrigonPlace
 from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import LATTICE, vertices
 
-from .evaluate import VideoScore, count_output, load_video_truth, video_fps
+from .evaluate import Same, VideoScore, count_output, follow_and_score, load_video_truth
 from .output import TrackerOutput
-from .picture_readers import PictureReader, oracle_reader, real_reader
+from .picture_readers import PictureReader, oracle_reader, reader_for
 from .rest_tracker import RestOptions, RestTracker
 
 Labels = dict[str, Any]
@@ -115,78 +114,17 @@ def score_picture_video(name: str, frames: Iterable[tuple[int, float, Any]], lab
                         reader: PictureReader, options: RestOptions | None = None,
                         on_output: Callable[[TrackerOutput], None] | None = None) -> VideoScore:
     """Run a rest tracker over ``frames`` and compare with the truth."""
-    header = record.header
-    game = header.game
-    place_type = TrigonPlace if game == "trigon" else TilePlace
-    truth_events = list(record.events)
-    truth_places = [(k, ev) for k, ev in enumerate(truth_events) if isinstance(ev, place_type)]
-    tracker = RestTracker(header, reader, options)
-    score = VideoScore(name, truth_moves=len(truth_places))
+    game = record.header.game
+    place_type: type[Event] = TrigonPlace if game == "trigon" else TilePlace
+    truth = [ev for ev in record.events if isinstance(ev, place_type)]
     view = view_names(labels) if game == "trigon" else {}
-    manual_done: set[int] = set()
-    out_at: dict[int, float] = {}
-    t_start = time.perf_counter()
 
-    def committed() -> list[tuple[int, Event]]:
-        return [(s, ev) for s, ev in tracker.session.effective_events()
-                if isinstance(ev, place_type) and tracker.session.entries[s - 1].verdict.legal]
+    def matcher(placed: list[Event]) -> Same:
+        frame_of = {} if game == "trigon" else lattice_match(truth, placed)  # type: ignore[arg-type]
+        return lambda t, g, _extra: _same(game, t, g, frame_of, view)
 
-    def frames_now() -> dict[int, tuple[int, Vertex]]:
-        if game == "trigon":
-            return {}
-        return lattice_match([ev for _k, ev in truth_places],  # type: ignore[misc]
-                             [ev for _s, ev in committed()])  # type: ignore[misc]
-
-    def inject() -> None:
-        placed = [ev for _s, ev in committed()]
-        fr = frames_now()
-        for k, ev in enumerate(truth_events):
-            if k in manual_done or isinstance(ev, place_type):
-                continue
-            before = [e for j, e in truth_places if j < k]
-            if not all(j in manual_done or isinstance(truth_events[j], place_type) for j in range(k)):
-                return
-            if len(placed) != len(before):
-                return
-            if not all(_same(game, t, g, fr, view) for t, g in zip(before, placed, strict=True)):
-                return
-            tracker.submit(ev)
-            manual_done.add(k)
-
-    inject()
-    for index, t, image in frames:
-        outs = tracker.feed(index, t, image)
-        score.frames += 1
-        for o in outs:
-            score.lines.append(o.to_json())
-            if on_output is not None:
-                on_output(o)
-            lab = labels[index] if index < len(labels) else None
-            count_output(o, lab, score)
-            if o.kind == "place" and o.entry is not None:
-                out_at[o.entry.seq] = o.t
-        if outs:
-            inject()
-    score.tracker_seconds = tracker.stats.seconds
-    score.total_seconds = time.perf_counter() - t_start
-    placed = committed()
-    fr = frames_now()
-    fps = video_fps(labels)
-    for i, (_k, ev) in enumerate(truth_places):
-        if i >= len(placed):
-            score.missed += 1
-            score.problems.append(f"missed move {i + 1}: {ev.to_json()}")
-            continue
-        seq, got = placed[i]
-        if _same(game, ev, got, fr, view):
-            score.exact_moves += 1
-            if ev.meta.frame is not None and seq in out_at:
-                score.latencies_ms.append(1000.0 * (out_at[seq] - ev.meta.frame / fps))
-        else:
-            score.problems.append(f"move {i + 1}: truth {ev.to_json()} got {got.to_json()}")
-    if len(placed) > len(truth_places):
-        score.problems.append(f"{len(placed) - len(truth_places)} extra committed placements")
-    return score
+    return follow_and_score(name, RestTracker(record.header, reader, options), frames, labels, record, place_type,
+                            matcher, count_output, on_output)
 
 
 def run_picture_file(video: Any, observer_kind: str = "oracle", options: RestOptions | None = None,
@@ -203,7 +141,7 @@ def run_picture_file(video: Any, observer_kind: str = "oracle", options: RestOpt
         if observer_kind == "oracle":
             reader = oracle_reader(game, lambda i: labels[i] if 0 <= i < len(labels) else None)
         else:
-            reader = real_reader(game, str(record.header.options.get("variant", "trigon")))
+            reader = reader_for(record.header)
     return score_picture_video(path.stem, VideoFileSource(path), labels, record, reader, options)
 
 

@@ -100,7 +100,8 @@ class SeenTwice:
         self.key = None
 
     def confirmed(self, key: Any) -> bool:
-        """Whether ``key`` was also the finding at the last look (then forgotten); else remember it."""
+        """Whether ``key`` was also the finding at the last look (then forgotten); else remember it
+        (``None``, nothing found, forgets)."""
         if key is not None and key == self.key:
             self.key = None
             return True

@@ -56,6 +56,15 @@ def real_reader(game: str, variant: str = "trigon") -> PictureReader:
     return read_tiles
 
 
+def reader_for(header: Any) -> PictureReader:
+    """The real reader of a game's header (Trigon: the board of the header's variant, B-V1)."""
+    variant = "trigon"
+    if header.game == "trigon":
+        from engine.trigon.variants import rules_of
+        variant = str(rules_of(header).variant.id)
+    return real_reader(header.game, variant)
+
+
 def oracle_reader(game: str, labels_of: Callable[[int], Labels | None]) -> PictureReader:
     """Readings made from the renderer's labels of each frame (what is at least half in view)."""
     if game not in PICTURE_GAMES:

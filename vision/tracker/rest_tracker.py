@@ -99,7 +99,7 @@ def picture_fix(width: int, height: int, grid: int) -> BoardFix:
     return BoardFix.from_corners([[0, 0], [width, 0], [width, height], [0, height]], grid)
 
 
-def follower_for(game: str, header: Header) -> PictureFollower:
+def follower_for(game: str) -> PictureFollower:
     """The follower of a game read whole."""
     if game == "trigon":
         from .trigon_follower import TrigonFollower
@@ -124,7 +124,7 @@ class RestTracker(TrackerBase[RestStats]):
         self.reader = reader
         self.options = options or RestOptions()
         self.session = Session(header)
-        self.follower = follower or follower_for(header.game, header)
+        self.follower = follower or follower_for(header.game)
         self.ever_located = False
         self.covered = False
         self.stats = RestStats()
@@ -143,14 +143,13 @@ class RestTracker(TrackerBase[RestStats]):
         #: pixels of the small picture that changed between two reads since the start (the first
         #: read is the table before the game: what it shows is not a move)
         self._dirty: NDArray[np.bool_] = np.zeros((1, 1), bool)
+        self._near = self._dirty  # the changed pixels and their neighbours (two pixels around)
         self._ref_small: NDArray[np.float32] | None = None
 
     # -- public -------------------------------------------------------------------------------
-
     def request_full_read(self) -> None:
         """Read the picture at the next stable moment."""
         self._processed = False
-
 
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:
@@ -186,7 +185,7 @@ class RestTracker(TrackerBase[RestStats]):
                 self.stats.covered_frames += 1
                 return []
             assert self._prev is not None
-            app = self._prev
+            app = self._prev  # the realigned appearance when the grid followed a nudge
         self.covered = False
         return self._read_and_decide(frame, app)
 
@@ -197,19 +196,18 @@ class RestTracker(TrackerBase[RestStats]):
         while a hand or a sleeve changes the colour)."""
         assert self._ref is not None
         opts = self.options
-        cmap = change_map(app, self._ref)
-        if colour_only:
-            valid = app.valid & self._ref.valid
-            cmap.score = (light_residual(app, self._ref, valid) / opts.appearance.colour_threshold).astype(np.float32)
-            cmap.score[~valid] = 0.0
-            cmap.changed = cmap.score > 1.0
-        cmap.changed &= cmap.score > 1.0 + (self._noise.floor - 1.0) * opts.appearance.motion_scale
         valid = app.valid & self._ref.valid
-        if cmap.changed.sum() > opts.moved_fraction * max(1, int(valid.sum())):
+        if colour_only:
+            score = (light_residual(app, self._ref, valid) / opts.appearance.colour_threshold).astype(np.float32)
+            score[~valid] = 0.0
+        else:
+            score = change_map(app, self._ref).score
+        changed = score > 1.0 + (self._noise.floor - 1.0) * opts.appearance.motion_scale
+        if changed.sum() > opts.moved_fraction * max(1, int(valid.sum())):
             return False
         # a hand reaches in from the picture's edge; a piece or a tile laid inside may change many
         # cells of this coarse grid, so only a region over much of the picture counts by size alone
-        cover = find_cover(cmap.changed, valid, opts.appearance.margin, opts.grid,
+        cover = find_cover(changed, valid, opts.appearance.margin, opts.grid,
                            big_blob=max(10, int(opts.big_region * opts.grid ** 2)))
         if not cover.covered or frame.t - self._last_motion >= opts.cover_timeout:
             return False
@@ -242,7 +240,7 @@ class RestTracker(TrackerBase[RestStats]):
         return True
 
     def _fresh(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
-        return _fresh_points(self._dirty, self.options.fresh_width, self._size[0], pts)
+        return _fresh_points(self._near, self.options.fresh_width, self._size[0], pts)
 
     def _read_and_decide(self, frame: Frame, app: Appearance) -> list[TrackerOutput]:
         t0 = time.perf_counter()
@@ -257,6 +255,7 @@ class RestTracker(TrackerBase[RestStats]):
         elif self._ref_small is None or self._dirty.shape != small.shape[:2]:
             self._dirty = np.zeros(small.shape[:2], bool)
         self._ref_small = small
+        self._near = cv2.dilate(self._dirty.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         meta = EventMeta(ts=round(frame.t, 3), source="vision", frame=frame.index)
         decisions = self.follower.decide(self.session, reading, frame, meta, self._fresh)
         outputs = []
@@ -285,10 +284,10 @@ def _small_picture(image: Image, width: int) -> NDArray[np.float32]:
     return np.asarray(small / local, np.float32)
 
 
-def _fresh_points(dirty: NDArray[np.bool_], width: int, image_width: int, pts: NDArray[np.float64]
+def _fresh_points(near: NDArray[np.bool_], width: int, image_width: int, pts: NDArray[np.float64]
                   ) -> NDArray[np.bool_]:
-    """Which picture points fall on (or within two pixels of) a changed pixel of the small picture."""
-    near = cv2.dilate(dirty.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    """Which picture points fall on a set pixel of ``near`` (the small picture's changed pixels,
+    widened by two)."""
     idx = np.floor(np.asarray(pts, np.float64).reshape(-1, 2) * (width / image_width)).astype(int)
     h, w = near.shape
     inside = (idx[:, 0] >= 0) & (idx[:, 0] < w) & (idx[:, 1] >= 0) & (idx[:, 1] < h)

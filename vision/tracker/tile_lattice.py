@@ -95,9 +95,9 @@ def clockwise_from(corners_px: F64, start: int) -> list[int]:
     return order[k:] + order[:k]
 
 
-def origin_placement(corners_px: F64) -> tuple[Cell, list[int], dict[Vertex, tuple[float, float]]]:
-    """A field's first tile: its cell (``(0, 0)`` up, ``(1, 0)`` down, M-B3), the indices of its
-    corners in M-B3 order, and its lattice points' pixels."""
+def origin_placement(corners_px: F64) -> tuple[Cell, tuple[int, int, int]]:
+    """A field's first tile: its cell (``(0, 0)`` up, ``(1, 0)`` down, M-B3) and the indices of
+    its corners in M-B3 order."""
     c = np.asarray(corners_px, np.float64).reshape(3, 2)
     best, apex = -1.0, 0
     for k in range(3):  # the side most nearly horizontal is the lattice's horizontal side
@@ -109,8 +109,7 @@ def origin_placement(corners_px: F64) -> tuple[Cell, list[int], dict[Vertex, tup
     base_y = (c[(apex + 1) % 3][1] + c[(apex + 2) % 3][1]) / 2.0
     cell = ORIGIN_UP if c[apex][1] < base_y else ORIGIN_DOWN
     order = clockwise_from(c, apex)
-    pts = {v: (float(c[i][0]), float(c[i][1])) for v, i in zip(vertices(cell), order, strict=True)}
-    return cell, order, pts
+    return cell, (order[0], order[1], order[2])
 
 
 @dataclass(frozen=True)

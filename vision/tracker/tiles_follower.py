@@ -133,11 +133,13 @@ class TilesFollower:
         self._sync_fields(session)
         if self.points and seen:
             self._follow_camera(state, seen)
-        fits = [self._on_fields(state, t) for t in seen]
+        maps = [self._map(f) for f in range(len(state.tables))]
+        fits = [self._on_fields(state, maps, t) for t in seen]
         laid = {(f, c) for f, t in enumerate(state.tables) for c in t.cells}
         on_laid = {(c.field, c.cell) for c in fits if c is not None and (c.field, c.cell) in laid}
         self._refresh_points(state, [c for c in fits if c is not None and (c.field, c.cell) in laid])
-        undo = self._undo(session, laid, on_laid, frame, meta) or self._replaced(session, fits, frame, meta)
+        last = _last_place(session)
+        undo = self._undo(session, last, laid, on_laid, frame, meta) or self._replaced(session, last, fits, frame, meta)
         if undo is not None:
             return [undo, *self.decide(session, reading, frame, meta, fresh)]
         # a new tile lies where the picture changed (a cloth pattern found as a tile does not move)
@@ -198,8 +200,8 @@ class TilesFollower:
         if opening or owed or (state.NEW_FIELDS and loose and not out):
             field = len(state.tables)
             for t in sorted(loose, key=lambda t: -t.confidence):
-                cell, order, _ = origin_placement(t.corners)
-                out.append(Candidate(t, field, cell, (order[0], order[1], order[2]), True))
+                cell, order = origin_placement(t.corners)
+                out.append(Candidate(t, field, cell, order, True))
         elif loose and not out and (fmap := self._map(0)) is not None:
             t = max(loose, key=lambda t: t.confidence)
             fit = place_on_lattice(fmap, t.corners)
@@ -227,10 +229,10 @@ class TilesFollower:
         state = session.state
         assert isinstance(state, TileGameState)
         options: list[tuple[float, tuple[int, int, int], tuple[int, TilePlace] | None]] = [
-            (prob, values, None) for values, prob in _readings(cand.tile, cand.order)]
+            (prob, values, None) for values, prob in _readings(cand)]
         own = options[0][1]
         for seq, ev, seen in self._touching_laid(session, cand, seen_laid):
-            for values, prob in _readings(seen.tile, seen.order):
+            for values, prob in _readings(seen):
                 if values != ev.values:
                     options.append((prob, own, (seq, replace(ev, values=values))))
         options.sort(key=lambda o: -o[0])
@@ -265,7 +267,7 @@ class TilesFollower:
             return []
         touching = {c for v in vertices(cand.cell) for c in cells_at_vertex(v)} - {cand.cell}
         out = []
-        for seq, ev in _placed(session):
+        for seq, ev in committed_places(session, TilePlace):
             where = (ev.field, ev.cell)
             if ev.field == cand.field and ev.cell in touching and where in seen_laid \
                     and self._sure.get(where, 0.0) < CORRECT_BELOW:
@@ -302,12 +304,12 @@ class TilesFollower:
                  for k, v in enumerate(vertices(c))]
         return fit_field_map(pairs) if pairs else None
 
-    def _on_fields(self, state: TileGameState, tile: SeenTile) -> Candidate | None:
-        """The field and cell a seen tile lies on (``None``: on no field's lattice)."""
+    def _on_fields(self, state: TileGameState, maps: list[FieldMap | None], tile: SeenTile) -> Candidate | None:
+        """The field and cell a seen tile lies on (``None``: on no field's lattice); ``maps``: each
+        field's lattice in the picture."""
         best: Candidate | None = None
         best_err = MAX_FIT_ERROR
-        for f in range(len(state.tables)):
-            fmap = self._map(f)
+        for f, fmap in enumerate(maps):
             if fmap is None:
                 continue
             fit = place_on_lattice(fmap, tile.corners)
@@ -370,47 +372,34 @@ class TilesFollower:
                 tiles[c] = q[:, :2]
 
     # -- take-backs -----------------------------------------------------------------------------
-    def _undo(self, session: Session, laid: set[tuple[int, Cell]], on_laid: set[tuple[int, Cell]], frame: Frame,
-              meta: EventMeta) -> Decision | None:
-        """An ``undo`` of the last tile when it is gone at two rests in a row while most others are seen."""
-        last = _last_place(session)
-        if last is None or len(laid) < 2:
-            self._gone.reset()
+    def _undo(self, session: Session, last: tuple[int, TilePlace] | None, laid: set[tuple[int, Cell]],
+              on_laid: set[tuple[int, Cell]], frame: Frame, meta: EventMeta) -> Decision | None:
+        """An ``undo`` of the last tile (``last``) when it is gone at two rests in a row while most
+        others are seen."""
+        gone = last is not None and len(laid) >= 2 and (last[1].field, last[1].cell) not in on_laid \
+            and len(on_laid) >= 0.7 * (len(laid) - 1)
+        if not self._gone.confirmed(last[0] if gone and last is not None else None):
+            if gone:
+                self.recheck_at = frame.t + RECHECK_AFTER
             return None
+        assert last is not None
         seq, ev = last
-        where = (ev.field, ev.cell)
-        others = len(laid) - 1
-        gone = where not in on_laid and len(on_laid) >= 0.7 * others
-        if not gone:
-            self._gone.reset()
-            return None
-        if not self._gone.confirmed(seq):
-            self.recheck_at = frame.t + RECHECK_AFTER
-            return None
         return undo_decision(session, seq, ev, (f"{ev.cell[0]},{ev.cell[1]}",), meta)
 
-
-    def _replaced(self, session: Session, fits: list[Candidate | None], frame: Frame, meta: EventMeta
-                  ) -> Decision | None:
+    def _replaced(self, session: Session, last: tuple[int, TilePlace] | None, fits: list[Candidate | None],
+                  frame: Frame, meta: EventMeta) -> Decision | None:
         """An ``undo`` of the last tile when its cell shows other values at two rests in a row (a
         wrong tile taken back and the right one laid in its place before the table rested); the
         tile now there is then judged as a new placement."""
-        last = _last_place(session)
-        if last is None:
-            self._changed.reset()
+        now = [] if last is None else [c for c in fits if c is not None
+                                        and (c.field, c.cell) == (last[1].field, last[1].cell)]
+        changed = last is not None and bool(now) and now[0].values != last[1].values
+        if not self._changed.confirmed((last[0], now[0].values) if changed and last is not None else None):
+            if changed:
+                self.recheck_at = frame.t + RECHECK_AFTER
             return None
+        assert last is not None
         seq, ev = last
-        now = [c for c in fits if c is not None and (c.field, c.cell) == (ev.field, ev.cell)]
-        if not now:
-            self._changed.reset()
-            return None
-        values = tuple(now[0].tile.values[i] for i in now[0].order)
-        if values == ev.values:
-            self._changed.reset()
-            return None
-        if not self._changed.confirmed((seq, values)):
-            self.recheck_at = frame.t + RECHECK_AFTER
-            return None
         decided = undo_decision(session, seq, ev, (_cell_text(now[0]),), meta, _region(now[0].tile.corners),
                                 reason="another tile lies in its place")
         self._sync_fields(session)
@@ -440,14 +429,14 @@ def _touches(cells: dict[Cell, Any], cell: Cell) -> bool:
     return cell in cells or any(nb in cells for nb in edge_neighbours(cell))
 
 
-def _readings(tile: SeenTile, order: tuple[int, int, int]) -> list[tuple[tuple[int, int, int], float]]:
+def _readings(cand: Candidate) -> list[tuple[tuple[int, int, int], float]]:
     """Readings of the tile's corners in M-B3 order with their probability relative to the best:
     the reader's own first, then the likely alternatives."""
-    read = (tile.values[order[0]], tile.values[order[1]], tile.values[order[2]])
+    read = cand.values
     out = [(read, 1.0)]
-    if tile.scores is None:
+    if cand.tile.scores is None:
         return out
-    logp = [np.asarray(tile.scores[i], np.float64) for i in order]
+    logp = [np.asarray(cand.tile.scores[i], np.float64) for i in cand.order]
     logp = [s - np.logaddexp.reduce(s) for s in logp]
     base = sum(float(logp[k][read[k]]) for k in range(3))
     options = [[v for v in range(6) if float(logp[k][v]) - float(logp[k][read[k]]) > np.log(ALT_RATIO)]
@@ -463,10 +452,6 @@ def _readings(tile: SeenTile, order: tuple[int, int, int]) -> list[tuple[tuple[i
     return out + alts
 
 
-def _placed(session: Session) -> list[tuple[int, TilePlace]]:
-    return committed_places(session, TilePlace)
-
-
 def _legal_after(session: Session, correct: Correct, event: TilePlace) -> bool:
     """Whether ``correct`` keeps every placement's verdict and ``event`` is then legal."""
     trial = corrected_trial(session, correct)
@@ -474,7 +459,7 @@ def _legal_after(session: Session, correct: Correct, event: TilePlace) -> bool:
 
 
 def _last_place(session: Session) -> tuple[int, TilePlace] | None:
-    placed = _placed(session)
+    placed = committed_places(session, TilePlace)
     return placed[-1] if placed else None
 
 

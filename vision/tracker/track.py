@@ -33,16 +33,12 @@ def tracker_for(header: Header, frames: Any = None, corners: Sequence[Sequence[f
     if header.game == "triolet":
         fix = BoardFix.from_corners(corners) if corners else None
         return MoveTracker(header, observer or default_observer(header.game, frames), initial_fix=fix)
-    from .picture_readers import PictureReaderUnavailableError, real_reader
+    from .picture_readers import PictureReaderUnavailableError, reader_for
     from .reader import ReaderUnavailableError
     from .rest_tracker import RestTracker
 
-    variant = "trigon"
-    if header.game == "trigon":
-        from engine.trigon.variants import rules_of
-        variant = str(rules_of(header).variant.id)
     try:
-        return RestTracker(header, real_reader(header.game, variant))
+        return RestTracker(header, reader_for(header))
     except PictureReaderUnavailableError as exc:
         raise ReaderUnavailableError(str(exc)) from None
 

@@ -72,7 +72,7 @@ class TrigonFollower:
             return []
         self._remember_pixels(reading)
         out: list[Decision] = []
-        undo = self._undo(session, committed, seen, frame, meta)
+        undo = self._undo(session, last, committed, seen, frame, meta)
         if undo is not None:
             return [undo]
         new = {c: col for c, col in seen.items() if c not in committed}
@@ -112,7 +112,7 @@ class TrigonFollower:
             done = Decision("place", event, entry.verdict, entry, event.cells, region_px=self._region(event.cells))
             # several pieces laid while the camera could not see (a hand stayed): the next colour's too
             return [done, *self.decide(session, reading, frame, meta, fresh)]
-        if attempt == self._reported or self._stray(state, attempt, confidence):
+        if attempt == self._reported or self._stray(state, attempt, committed, confidence):
             return []
         if not self._suspect.confirmed(attempt):  # look again before telling the players
             self.recheck_at = frame.t + RECHECK_AFTER
@@ -125,7 +125,8 @@ class TrigonFollower:
         out.append(Decision("illegal", event, entry.verdict, entry, event.cells, region_px=self._region(event.cells)))
         return out
 
-    def _stray(self, state: TrigonState, attempt: tuple[str, frozenset[str]], confidence: dict[str, float]) -> bool:
+    def _stray(self, state: TrigonState, attempt: tuple[str, frozenset[str]], committed: dict[str, str],
+               confidence: dict[str, float]) -> bool:
         """Whether a refused attempt is a lone triangle the reader is not sure of, or one or two beside
         their own colour's piece (colour bled from the piece into its neighbours; a piece may never
         share a side with its own colour, B-L3): not worth a report."""
@@ -135,26 +136,24 @@ class TrigonFollower:
         if len(cells) == 1 and confidence.get(next(iter(cells)), 0.0) < STRAY_CONFIDENCE:
             return True
         board = state.pos.table.board
-        own = {c["cell"] for c in state.board_json()["cells"] if c["colour"] == colour}
+        own = {c for c, col in committed.items() if col == colour}
         return any(board.names[n] in own for c in cells for n in board.edge_neighbours[board.index_of_name[c]])
 
-    def _undo(self, session: Session, committed: dict[str, str], seen: dict[str, str], frame: Frame,
-              meta: EventMeta) -> Decision | None:
-        """An ``undo`` of the last piece when all its triangles are gone at two rests in a row."""
-        last = _last_place(session)
-        if last is None:
-            self._gone.reset()
+    def _undo(self, session: Session, last: tuple[int, TrigonPlace] | None, committed: dict[str, str],
+              seen: dict[str, str], frame: Frame, meta: EventMeta) -> Decision | None:
+        """An ``undo`` of the last piece (``last``) when all its triangles are gone at two rests in a
+        row while most others are seen."""
+        gone = False
+        if last is not None:
+            others = [c for c in committed if c not in last[1].cells]
+            gone = all(c not in seen for c in last[1].cells) and (
+                not others or sum(c in seen for c in others) >= 0.7 * len(others))
+        if not self._gone.confirmed(last[0] if gone and last is not None else None):
+            if gone:
+                self.recheck_at = frame.t + RECHECK_AFTER
             return None
+        assert last is not None
         seq, ev = last
-        others = [c for c in committed if c not in ev.cells]
-        gone = all(c not in seen for c in ev.cells) and (not others or
-                                                          sum(c in seen for c in others) >= 0.7 * len(others))
-        if not gone:
-            self._gone.reset()
-            return None
-        if not self._gone.confirmed(seq):
-            self.recheck_at = frame.t + RECHECK_AFTER
-            return None
         return undo_decision(session, seq, ev, ev.cells, meta, self._region(ev.cells))
 
     def _completed_piece(self, session: Session, groups: list[tuple[str, frozenset[str]]], meta: EventMeta

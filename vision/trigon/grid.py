@@ -30,24 +30,72 @@ class GridFit:
     score: float
 
 
-def _profiles(gray: F32, centre: float, radius_px: float, weight: F32 | None = None) -> list[tuple[F64, F64]]:
-    """Per family: (profile of |∂/∂normal| across its lines, unit normal in view coordinates).
-    ``weight`` (0–1 per pixel) can leave out hands and other non-board pixels."""
+@dataclass(frozen=True)
+class FamilyImages:
+    """A view turned so each family's lines run horizontally: per family the edge strength across
+    its lines (|∂/∂y| of the turned view), the turned weight (0–1, ``None``: all pixels count) and
+    the turn (2×3 affine, view → turned view). Made once per view, read for every area measured."""
+
+    edges: tuple[F32, ...]
+    weights: tuple[F32 | None, ...]
+    turns: tuple[F64, ...]
+
+
+def family_images(gray: F32, centre: float, weight: F32 | None = None) -> FamilyImages:
+    """The three turned edge images of ``gray`` (and of ``weight``) about the view centre."""
     size = gray.shape[0]
-    mask0 = np.zeros((size, size), np.uint8)
-    hexa = centre + hexagon_corners(1) * radius_px
-    cv2.fillPoly(mask0, [np.round(hexa).astype(np.int32)], 1)
-    mask = mask0.astype(np.float32)
-    if weight is not None and float((weight * mask).sum()) > 0.25 * float(mask.sum()):
-        mask = mask * weight
-    out = []
+    edges: list[F32] = []
+    weights: list[F32 | None] = []
+    turns: list[F64] = []
     for j in range(3):
         rot = cv2.getRotationMatrix2D((centre, centre), 60.0 * j, 1.0)
         g = cv2.warpAffine(gray, rot, (size, size), flags=cv2.INTER_LINEAR) if j else gray
-        m = cv2.warpAffine(mask, rot, (size, size), flags=cv2.INTER_LINEAR) if j else mask
-        dy = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
-        num = (dy * m).sum(axis=1)
-        den = m.sum(axis=1).astype(np.float64)
+        edges.append(np.asarray(np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)), np.float32))
+        if weight is None:
+            weights.append(None)
+        else:
+            weights.append(np.asarray(cv2.warpAffine(weight, rot, (size, size), flags=cv2.INTER_LINEAR), np.float32)
+                           if j else weight)
+        turns.append(np.asarray(rot, np.float64))
+    return FamilyImages(tuple(edges), tuple(weights), tuple(turns))
+
+
+def _profiles(gray: F32 | FamilyImages, centre: float, radius_px: float, weight: F32 | None = None,
+              disc: tuple[F64, float] | None = None) -> list[tuple[F64, F64]]:
+    """Per family: (profile of |∂/∂normal| across its lines, unit normal in view coordinates), over
+    the board hexagon of ``radius_px`` or, with ``disc`` = (centre, radius) in view pixels, over that
+    disc only. ``weight`` (0–1 per pixel) leaves out hands and other non-board pixels; over the
+    whole board it is ignored when it keeps less than a quarter of it."""
+    fam = gray if isinstance(gray, FamilyImages) else family_images(gray, centre, weight)
+    size = fam.edges[0].shape[0]
+    out = []
+    for j in range(3):
+        rot = fam.turns[j]
+        if disc is None:
+            m = np.zeros((size, size), np.float32)
+            hexa = centre + hexagon_corners(1) * radius_px
+            hexa = hexa @ rot[:, :2].T + rot[:, 2]
+            cv2.fillPoly(m, [np.round(hexa).astype(np.int32)], 1.0)
+            w = fam.weights[j]
+            if w is not None and float((w * m).sum()) > 0.25 * float(m.sum()):
+                m = m * w
+            num = (fam.edges[j] * m).sum(axis=1)
+            den = m.sum(axis=1).astype(np.float64)
+        else:
+            # only the rows and columns the disc covers
+            c = rot[:, :2] @ disc[0] + rot[:, 2]
+            r = int(np.ceil(disc[1])) + 1
+            x0, x1 = max(0, round(float(c[0])) - r), min(size, round(float(c[0])) + r + 1)
+            y0, y1 = max(0, round(float(c[1])) - r), min(size, round(float(c[1])) + r + 1)
+            num, den = np.zeros(size), np.zeros(size)
+            if x1 > x0 and y1 > y0:
+                m = np.zeros((y1 - y0, x1 - x0), np.float32)
+                cv2.circle(m, (round(float(c[0])) - x0, round(float(c[1])) - y0), round(disc[1]), 1.0, -1)
+                w = fam.weights[j]
+                if w is not None:
+                    m = m * w[y0:y1, x0:x1]
+                num[y0:y1] = (fam.edges[j][y0:y1, x0:x1] * m).sum(axis=1)
+                den[y0:y1] = m.sum(axis=1)
         prof = np.where(den > 2, num / np.maximum(den, 1), 0.0)
         prof = cv2.GaussianBlur(prof.astype(np.float64).reshape(-1, 1), (1, 0), 1.5).ravel()
         prof[den <= 2] = 0.0
@@ -82,6 +130,28 @@ def _solve(normals: F64, s: F64, delta: F64, unit_px: float) -> tuple[F64, F64]:
     return np.asarray(m, np.float64), np.asarray(t, np.float64)
 
 
+def consistent_offset(normals: F64, deltas: F64, periods: F64) -> F64:
+    """The translation ``t`` (view pixels) closest to zero whose lines fall on all three families'
+    measured phases: ``n_j · t ≡ δ_j (mod p_j)``. Each family alone is only known modulo its period;
+    solving the three least-squares without that (as if every ``δ_j`` were exact) can put the
+    grid half a cell off, between the lines of two families."""
+    best: tuple[float, float, F64] | None = None
+    inv2 = np.linalg.inv(normals[:2])
+    pinv = np.linalg.pinv(normals)
+    for m0 in (-1, 0, 1):
+        for m1 in (-1, 0, 1):
+            t2 = inv2 @ np.array([deltas[0] + m0 * periods[0], deltas[1] + m1 * periods[1]])
+            m2 = round(float(normals[2] @ t2 - deltas[2]) / float(periods[2]))
+            rhs = deltas + np.array([m0, m1, m2]) * periods
+            t = pinv @ rhs
+            resid = float(np.sqrt(np.mean((normals @ t - rhs) ** 2)) / np.mean(periods))
+            key = (0.0 if resid < 0.15 else resid, float(np.linalg.norm(t)), t)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    assert best is not None
+    return np.asarray(best[2], np.float64)
+
+
 def fit_grid(gray: F32, centre: float, unit_px: float, side: int = 9, scale_range: tuple[float, float] = (0.97, 1.03),
              inner: float = 0.85, weight: F32 | None = None) -> GridFit:
     """Fit the three line families in a view where board units are about ``unit_px`` pixels around
@@ -105,25 +175,29 @@ def fit_grid(gray: F32, centre: float, unit_px: float, side: int = 9, scale_rang
         combs.append(float(_comb(prof, centre, np.array([periods[i]]), np.array([delta[j] / periods[i]]),
                                  int(side * inner))[0, 0]))
     normals = np.array([n for _, n in profs])
-    m, t = _solve(normals, s, delta, unit_px)
+    m, _t = _solve(normals, s, delta, unit_px)
+    t = consistent_offset(normals, delta, s * base)
     return GridFit(matrix=m, offset=t, score=float(np.mean(combs)))
 
 
-def local_offsets(gray: F32, centre: float, unit_px: float, spot: F64, radius: float, weight: F32 | None = None
-                  ) -> F64 | None:
+def local_offsets(gray: F32 | FamilyImages, centre: float, unit_px: float, spot: F64, radius: float,
+                  weight: F32 | None = None) -> F64 | None:
     """Where the grid lines near board point ``spot`` (board units) really are, relative to where the
-    view puts them: a 2-vector in view pixels, or ``None`` when the area shows too little grid."""
-    size = gray.shape[0]
-    disc = np.zeros((size, size), np.float32)
+    view puts them: a 2-vector in view pixels, or ``None`` when the area shows too little grid.
+    ``gray`` may be the view's ``family_images`` (made once for many spots; ``weight`` is then theirs)."""
+    fam = gray if isinstance(gray, FamilyImages) else family_images(gray, centre, weight)
+    size = fam.edges[0].shape[0]
     cpx = centre + spot * unit_px
-    cv2.circle(disc, (round(float(cpx[0])), round(float(cpx[1]))), round(radius * unit_px), 1.0, -1)
-    w = disc if weight is None else disc * weight
-    if float(w.sum()) < (radius * unit_px) ** 2:
+    rpx = radius * unit_px
+    disc = np.zeros((size, size), np.float32)
+    cv2.circle(disc, (round(float(cpx[0])), round(float(cpx[1]))), round(rpx), 1.0, -1)
+    kept = float(disc.sum()) if fam.weights[0] is None else float((disc * fam.weights[0]).sum())
+    if kept < rpx ** 2:
         return None
-    profs = _profiles(gray, centre, unit_px * 9 * 1.0, w)
+    profs = _profiles(fam, centre, 0.0, disc=(np.asarray(cpx, np.float64), rpx))
     base = unit_px * SQRT3 / 2
     periods = np.arange(0.94, 1.06, 0.002) * base
-    normals, deltas = [], []
+    normals, deltas, found = [], [], []
     for prof, n in profs:
         ys = np.nonzero(prof > 0)[0]
         if len(ys) < base * 2:
@@ -139,7 +213,8 @@ def local_offsets(gray: F32, centre: float, unit_px: float, spot: F64, radius: f
         cand = d + round((k * base - d) / p) * p
         normals.append(n)
         deltas.append(cand - k * base)
-    off = np.linalg.lstsq(np.array(normals), np.array(deltas), rcond=None)[0]
+        found.append(p)
+    off = consistent_offset(np.array(normals), np.array(deltas), np.array(found))
     return np.asarray(off, np.float64)
 
 
@@ -164,10 +239,15 @@ def rotation_board(sixths: int) -> F64:
 
 
 def _band_mean(grad: F32, pts: F64) -> float:
-    m = np.zeros(grad.shape, np.uint8)
-    cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 1)
+    """Mean of ``grad`` over a polygon; NaN when the polygon leaves the view."""
+    if float(pts.min()) < 0 or float(pts.max()) > min(grad.shape) - 1:
+        return float("nan")
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 1
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(m, [np.round(pts - [x0, y0]).astype(np.int32)], 1)
     cnt = int(m.sum())
-    return float((grad * m).sum() / cnt) if cnt else float("nan")
+    return float((grad[y0:y1, x0:x1] * m).sum() / cnt) if cnt else float("nan")
 
 
 def _band(p: F64, q: F64, u: F64, n: F64, a: float, b: float, origin: F64, unit_px: float) -> F64:
@@ -197,21 +277,27 @@ def rim_energy(grad: F32, centre: float, unit_px: float, side: int, shift: F64) 
     return float(np.mean(ratios))
 
 
-def lattice_shifts() -> list[F64]:
-    """Translations (board units) that map the cell grid onto itself: 0 and the 6 shortest ones."""
-    out = [np.zeros(2)]
-    for k in range(6):
-        a = k * math.pi / 3
-        out.append(np.array([math.cos(a), math.sin(a)]))
+def lattice_shifts(reach: float = 3.0) -> list[F64]:
+    """Translations (board units) that map the cell grid onto itself, no longer than ``reach``,
+    shortest first (0 first)."""
+    out = []
+    n = int(reach) + 2
+    for i in range(-n, n + 1):
+        for j in range(-n, n + 1):
+            v = np.array([i + j / 2, j * SQRT3 / 2])
+            if float(np.linalg.norm(v)) <= reach + 1e-6:
+                out.append(v)
+    out.sort(key=lambda v: (round(float(np.linalg.norm(v)), 6), float(np.arctan2(v[1], v[0]))))
     return out
 
 
 def snap_shift(gray: F32, centre: float, unit_px: float, side: int = 9) -> tuple[F64, float]:
-    """The lattice translation (board units) that puts the playing hexagon's edges on the plain rim,
-    and the ratio of its rim energy to the unshifted one (< 1 means the shift helped)."""
+    """The lattice translation (board units, up to 3 cells) that puts the playing hexagon's edges on
+    the plain rim, and the ratio of its rim energy to the unshifted one (< 1 means the shift helped)."""
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     grad = np.asarray(cv2.magnitude(gx, gy), np.float32)
-    energies = [rim_energy(grad, centre, unit_px, side, s * unit_px) for s in lattice_shifts()]
+    shifts = lattice_shifts()
+    energies = [rim_energy(grad, centre, unit_px, side, s * unit_px) for s in shifts]
     i = int(np.argmin(energies))
-    return lattice_shifts()[i], energies[i] / max(energies[0], 1e-6)
+    return shifts[i], energies[i] / max(energies[0], 1e-6)

@@ -130,7 +130,10 @@ def hexagon_quality(hexa: F64) -> float:
 
 
 def candidate_masks(small: NDArray[np.uint8]) -> list[U8]:
-    """Binary masks whose blobs may be the plate: low chroma at a few levels, dense edges."""
+    """Binary masks whose blobs may be the plate: low chroma at a few levels (a plate unlike the
+    table), dense edges (the cell grid), the same joined across the pieces (closed wide, with the
+    pieces' saturated colours), and fine texture (gradient energy, Otsu threshold: a plate on a
+    table of its own colour)."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     a, b = lab[..., 1] - 128, lab[..., 2] - 128
     raw = np.hypot(a, b)
@@ -149,8 +152,20 @@ def candidate_masks(small: NDArray[np.uint8]) -> list[U8]:
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 30, 90)
     e = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, kern)
-    e = cv2.morphologyEx(e, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    e = cv2.morphologyEx(e, cv2.MORPH_OPEN, kern)
     masks.append(_fill_holes(np.asarray(e, np.uint8)))
+    wide = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3 * k, 3 * k))
+    saturated = (raw > 35).astype(np.uint8) * 255
+    for src in (edges, cv2.bitwise_or(edges, saturated)):
+        e = cv2.morphologyEx(src, cv2.MORPH_CLOSE, wide)
+        masks.append(_fill_holes(np.asarray(cv2.morphologyEx(e, cv2.MORPH_OPEN, kern), np.uint8)))
+    g = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    energy = cv2.blur(g, (k, k))
+    e8 = np.clip(energy / (float(np.percentile(energy, 99)) + 1e-6) * 255, 0, 255).astype(np.uint8)
+    _, m = cv2.threshold(e8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kern)
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
+    masks.append(_fill_holes(np.asarray(m, np.uint8)))
     return masks
 
 

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from vision.locate import BoardNotLocatedError
 
 from .geometry import hexagon_corners
-from .grid import fit_grid, grid_score, local_offsets, rotation_board, snap_shift, view_homography
+from .grid import family_images, fit_grid, grid_score, local_offsets, rotation_board, snap_shift, view_homography
 from .hexagon import candidate_hexagons
 
 F64 = NDArray[np.float64]
@@ -27,6 +27,11 @@ U8 = NDArray[np.uint8]
 PLATE_RADIUS = 9 / 0.915
 #: Below this comb score the grid is not clear enough to call it a board.
 MIN_GRID_SCORE = 0.9
+#: A lattice translation replaces the fitted registration when its rim energy is below this share
+#: of the fitted one's (the grid lines are as clear one cell off; the plain rim is not).
+SHIFT_RATIO = 0.6
+#: A grid this clear ends the search: no other outline does better (correct fits score 1.7–2.6).
+CLEAR_GRID_SCORE = 1.9
 WORK_SIZE = 720
 VIEW_UNIT = 20.0
 
@@ -69,8 +74,10 @@ def _view(image: U8, h_board_img: F64, size: int) -> tuple[NDArray[np.float32], 
     lab = cv2.cvtColor(v, cv2.COLOR_BGR2LAB).astype(np.float32)
     a, b = lab[..., 1] - 128, lab[..., 2] - 128
     raw = np.hypot(a, b)
-    low = raw <= np.percentile(raw, 40)
-    a0, b0 = float(np.median(a[low])), float(np.median(b[low]))
+    # the board's own tint: the least coloured 40 % (every 3rd pixel is plenty)
+    sa, sb, sr = a[::3, ::3], b[::3, ::3], raw[::3, ::3]
+    low = sr <= np.percentile(sr, 40)
+    a0, b0 = float(np.median(sa[low])), float(np.median(sb[low]))
     coloured = (np.hypot(a - a0, b - b0) > 16).astype(np.uint8)
     coloured = cv2.dilate(coloured, np.ones((5, 5), np.uint8))
     gray = cv2.cvtColor(v, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -85,64 +92,56 @@ def refine_board(gray: U8, plate_img: F64) -> tuple[F64, float]:
         return np.eye(3), -1.0
     h0 = np.asarray(found, np.float64)
     size = int(2 * VIEW_UNIT * 9 / 0.8) + 8
+    # the middle first, where a poor outline is least wrong, with a wide scale search
     v, wt = _view(gray, h0, size)
-    f1 = fit_grid(v, size / 2, VIEW_UNIT, scale_range=(0.88, 1.12), weight=wt)
-    h1 = _compose(h0, size, f1.matrix, f1.offset)
-    # coarse to fine: the middle first (least hurt by a poor outline), then rings further out
-    v, wt = _view(gray, h1, size)
-    f2 = fit_grid(v, size / 2, VIEW_UNIT, scale_range=(0.95, 1.05), weight=wt, inner=0.45)
-    h2 = _compose(h1, size, f2.matrix, f2.offset)
-    h2 = local_refine(gray, h2, size, 3.2)
-    v, wt = _view(gray, h2, size)
-    f2 = fit_grid(v, size / 2, VIEW_UNIT, scale_range=(0.97, 1.03), weight=wt)
-    h2 = _compose(h2, size, f2.matrix, f2.offset)
-    options = [h2]
-    v, wt = _view(gray, h2, size)
-    shift, ratio = snap_shift(v, size / 2, VIEW_UNIT)
-    if shift.any() and ratio < 0.8:
-        options.append(h2 @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]]))
-    best: tuple[float, F64] = (-np.inf, h2)
-    for h in options:
-        v, wt = _view(gray, h, size)
-        f3 = fit_grid(v, size / 2, VIEW_UNIT, scale_range=(0.98, 1.02), inner=0.95, weight=wt)
-        h = _compose(h, size, f3.matrix, f3.offset)
-        v, wt = _view(gray, h, size)
-        score = grid_score(v, size / 2, VIEW_UNIT, weight=wt)
-        if score > best[0]:
-            best = (score, h)
-    h = best[1]
-    for _ in range(2):
-        h = local_refine(gray, h, size)
+    f1 = fit_grid(v, size / 2, VIEW_UNIT, scale_range=(0.88, 1.12), weight=wt, inner=0.5)
+    h = grow_lattice(gray, _compose(h0, size, f1.matrix, f1.offset), size)
+    # the lattice is right; which of its translations is the board: the one framed by the plain rim
+    wide = int(2 * VIEW_UNIT * 12.6) + 8
+    v, _wt = _view(gray, h, wide)
+    shift, ratio = snap_shift(v, wide / 2, VIEW_UNIT)
+    if ratio < SHIFT_RATIO:
+        h = h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]])
     v, wt = _view(gray, h, size)
-    score = grid_score(v, size / 2, VIEW_UNIT, weight=wt)
-    if score >= best[0] - 0.05:
-        return h, score
-    return best[1], best[0]
+    return h, grid_score(v, size / 2, VIEW_UNIT, weight=wt)
 
 
-#: Board points where the grid is fitted locally to correct perspective (centre and a ring).
-SPOTS = np.array([[0.0, 0.0]] + [[5.2 * np.cos(a), 5.2 * np.sin(a)] for a in np.arange(6) * np.pi / 3 + np.pi / 6])
+#: Rings of board points where the grid is measured locally, from the middle out:
+#: (radius, points on the ring, radius of the disc measured around each, board units).
+RINGS = ((0.0, 1, 2.0), (2.2, 6, 1.6), (3.8, 6, 1.8), (5.2, 12, 1.8), (6.6, 12, 1.6), (7.8, 12, 1.3))
 
 
-def local_refine(image: U8, h: F64, size: int, ring: float = 5.2) -> F64:
-    """Re-fit the board homography from local grid offsets at ``SPOTS`` (corrects perspective that the
-    affine fits leave)."""
-    v, wt = _view(image, h, size)
-    src, dst = [], []
-    for spot in SPOTS * (ring / 5.2):
-        off = local_offsets(v, size / 2, VIEW_UNIT, spot, 2.6 * ring / 5.2, wt)
-        if off is None or float(np.linalg.norm(off)) > 0.45 * VIEW_UNIT:
+def _ring(radius: float, n: int) -> F64:
+    if n == 1:
+        return np.zeros((1, 2))
+    a = np.arange(n) * 2 * np.pi / n + np.pi / 6
+    return np.stack([radius * np.cos(a), radius * np.sin(a)], axis=1)
+
+
+def grow_lattice(image: U8, h: F64, size: int) -> F64:
+    """Re-fit the board homography from where the grid lines really are around board points on
+    growing rings (``RINGS``): each ring is measured in the view of the homography fitted to all
+    points measured so far, so the lines it locks onto are never more than half a line off — one
+    fit extrapolated from the middle to the edge (a perspective the outline got wrong) could be."""
+    src: list[F64] = []
+    dst: list[F64] = []
+    for radius, n, disc in RINGS:
+        v, wt = _view(image, h, size)
+        fam = family_images(v, size / 2, wt)
+        inv = np.asarray(np.linalg.inv(view_homography(h, VIEW_UNIT, size)), np.float64)
+        for spot in _ring(radius, n):
+            off = local_offsets(fam, size / 2, VIEW_UNIT, spot, disc)
+            if off is None or float(np.linalg.norm(off)) > 0.45 * VIEW_UNIT:
+                continue
+            src.append(spot)
+            dst.append(apply_h(inv, np.asarray(size / 2 + spot * VIEW_UNIT + off, np.float64)[None])[0])
+        if len(src) < 6:
             continue
-        src.append(spot)
-        dst.append(size / 2 + spot * VIEW_UNIT + off)
-    if len(src) < 5:
-        return h
-    found, _ = cv2.findHomography(np.array(src), np.array(dst), 0)
-    if found is None:
-        return h
-    hv = view_homography(h, VIEW_UNIT, size)
-    out = np.linalg.inv(hv) @ np.asarray(found, np.float64)
-    return np.asarray(out / out[2, 2], np.float64)
+        cell_px = float(np.linalg.norm(apply_h(h, np.array([[1.0, 0.0]]))[0] - apply_h(h, np.zeros((1, 2)))[0]))
+        found, _ = cv2.findHomography(np.array(src), np.array(dst), cv2.RANSAC, 0.25 * cell_px)
+        if found is not None:
+            h = np.asarray(found / found[2, 2], np.float64)
+    return h
 
 
 def orient(h: F64) -> F64:
@@ -173,6 +172,8 @@ def locate_trigon(image: NDArray[np.uint8], max_candidates: int = 6) -> TrigonBo
         hb, score = refine_board(gray, plate)
         if best is None or score > best[0]:
             best = (score, hb, plate)
+        if score >= CLEAR_GRID_SCORE:
+            break
     t2 = time.perf_counter()
     if best is None or best[0] < MIN_GRID_SCORE:
         raise BoardNotLocatedError("no Trigon board found: no hexagon with a clear triangle grid in the picture")

@@ -129,15 +129,15 @@ def net_view(image: U8, h_board_img: F64) -> tuple[U8, U8, U8]:
 
 
 @lru_cache(maxsize=4)
-def _cell_index(unit: int, size: int, shrink: float) -> tuple[I64, I64, I64]:
-    """Pixels of each triangle's shrunken inside in a view: ``(pixel index, owning cell, bounds)``,
-    sorted by cell; cell ``i`` owns ``pixel index[bounds[i]:bounds[i + 1]]``."""
+def _cell_index(unit: float, size: int, shrink: float, centre: float) -> tuple[I64, I64]:
+    """Pixels of each triangle's shrunken inside in a view (board units × ``unit`` px around pixel
+    ``centre``): ``(pixel index, bounds)``, sorted by cell; cell ``i`` owns
+    ``pixel index[bounds[i]:bounds[i + 1]]``."""
     cells, verts, cents = cell_table(9)
-    a = net_affine(unit, size)
     lab = np.full((size, size), -1, np.int64)
     for i in range(len(cells)):
         v = cents[i] + (verts[i] - cents[i]) * shrink
-        poly = np.round((v * unit + a[:2, 2]) * 16).astype(np.int32)
+        poly = np.round((centre + v * unit) * 16).astype(np.int32)
         m = np.zeros((size, size), np.uint8)
         cv2.fillPoly(m, [poly], 1, cv2.LINE_8, 4)
         lab[m > 0] = i
@@ -145,14 +145,13 @@ def _cell_index(unit: int, size: int, shrink: float) -> tuple[I64, I64, I64]:
     idx = np.nonzero(flat >= 0)[0]
     owner = flat[idx]
     order = np.argsort(owner, kind="stable")
-    idx, owner = idx[order], owner[order]
-    bounds = np.searchsorted(owner, np.arange(len(cells) + 1))
-    return idx, owner, bounds
+    bounds = np.searchsorted(owner[order], np.arange(len(cells) + 1))
+    return idx[order], bounds
 
 
 def cell_means(values: F32, unit: int = NET_UNIT, size: int = NET_SIZE) -> F32:
     """Mean of ``values`` (size² × k) over each triangle's inside (cells × k)."""
-    idx, _owner, bounds = _cell_index(unit, size, 0.62)
+    idx, bounds = _cell_index(unit, size, 0.62, (size - 1) / 2)
     v = values[idx]
     sums = np.add.reduceat(v, bounds[:-1], axis=0)
     counts = np.diff(bounds).astype(np.float32)
@@ -173,10 +172,12 @@ def reference_grey(view: U8, valid: U8) -> tuple[F32, F32]:
     return np.asarray(np.median(pool[keep], axis=0), np.float32), means
 
 
-def net_input(view: U8, valid: U8) -> F32:
+def net_input(view: U8, valid: U8, ref: F32 | None = None) -> F32:
     """The net's input (``NET_SIZE``, ``NET_SIZE``, ``NET_IN``): log colour relative to the reference
-    grey (zero outside the picture), validity, and the reference's tint (two planes) and level."""
-    ref, _ = reference_grey(view, valid)
+    grey (``reference_grey``'s, unless given; zero outside the picture), validity, and the
+    reference's tint (two planes) and level."""
+    if ref is None:
+        ref, _ = reference_grey(view, valid)
     ok = valid.astype(np.float32)
     x = np.empty((NET_SIZE, NET_SIZE, NET_IN), np.float32)
     x[..., :3] = (np.log(view.astype(np.float32) + np.float32(LOG_EPS)) - ref) * np.float32(IN_SCALE) * ok[..., None]
@@ -307,9 +308,8 @@ def classify_cells_net(image: U8, h_board_img: F64, net: CellNet | None = None
     and the class probabilities (cells × ``CLASSES``)."""
     net = net or load_cell_net()
     view, valid, fine = net_view(image, h_board_img)
-    x = net_input(view, valid)
-    probs = net.cell_probs(x)
     ref, _ = reference_grey(view, valid)
+    probs = net.cell_probs(net_input(view, valid, ref))
     grey = np.exp(ref) - LOG_EPS
     gains = (grey.mean() / np.maximum(grey, 1.0)).astype(np.float32)
     balanced = np.clip(view.astype(np.float32) * gains, 0, 255).astype(np.uint8)
@@ -326,22 +326,6 @@ def classify_cells_net(image: U8, h_board_img: F64, net: CellNet | None = None
 
 # ----------------------------------------------------------------------------------------------
 # the rule (kept for comparison)
-
-
-@lru_cache(maxsize=4)
-def _cell_pixels(side: int, unit: float, size: int) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
-    """(labels image index array, per-pixel cell index) for shrunken triangles in the view."""
-    cells, verts, cents = cell_table(side)
-    lab = np.full((size, size), -1, np.int32)
-    c = size / 2
-    for i in range(len(cells)):
-        v = cents[i] + (verts[i] - cents[i]) * 0.62
-        poly = np.round((c + v * unit) * 16).astype(np.int32)
-        m = np.zeros((size, size), np.uint8)
-        cv2.fillPoly(m, [poly], 1, cv2.LINE_8, 4)
-        lab[m > 0] = i
-    idx = np.nonzero(lab.ravel() >= 0)[0].astype(np.int32)
-    return idx, lab.ravel()[idx]
 
 
 def _rim_mask(size: int, unit: float, side: int, plate_radius: float) -> U8:
@@ -384,15 +368,11 @@ def classify_cells_rule(image: U8, h_board_img: F64, plate_radius: float, side: 
     gains = ref.mean() / np.maximum(ref, 1.0)
     balanced = np.clip(view * gains[None, None, :], 0, 255).astype(np.uint8)
     lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB).astype(np.float32)
-    idx, owner = _cell_pixels(9, VIEW_UNIT, size)
-    flat = lab.reshape(-1, 3)[idx]
-    n = len(cell_table(9)[0])
+    idx, bounds = _cell_index(VIEW_UNIT, size, 0.62, size / 2)
+    flat_s = lab.reshape(-1, 3)[idx]
     out: list[CellColour] = []
     # per-cell robust statistics: drop glare (the brightest, least coloured pixels)
-    order = np.argsort(owner, kind="stable")
-    owner_s, flat_s = owner[order], flat[order]
-    bounds = np.searchsorted(owner_s, np.arange(n + 1))
-    for i in range(n):
+    for i in range(len(bounds) - 1):
         px = flat_s[bounds[i]:bounds[i + 1]]
         if len(px) == 0:
             out.append(CellColour(None, 0.0, 0.0, 0.0))

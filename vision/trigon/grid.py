@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 import cv2
 import numpy as np
@@ -60,6 +61,20 @@ def family_images(gray: F32, centre: float, weight: F32 | None = None) -> Family
     return FamilyImages(tuple(edges), tuple(weights), tuple(turns))
 
 
+def _disc_crop(size: int, centre: F64, radius: float) -> tuple[int, int, int, int, F32] | None:
+    """A filled disc as ``(y0, y1, x0, x1, mask)``: the mask over rows ``y0:y1`` and columns
+    ``x0:x1`` of a ``size``² view (``None`` when the disc lies outside it)."""
+    r = int(np.ceil(radius)) + 1
+    cx, cy = round(float(centre[0])), round(float(centre[1]))
+    x0, x1 = max(0, cx - r), min(size, cx + r + 1)
+    y0, y1 = max(0, cy - r), min(size, cy + r + 1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    m = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.circle(m, (cx - x0, cy - y0), round(radius), 1.0, -1)
+    return y0, y1, x0, x1, m
+
+
 def _profiles(gray: F32 | FamilyImages, centre: float, radius_px: float, weight: F32 | None = None,
               disc: tuple[F64, float] | None = None) -> list[tuple[F64, F64]]:
     """Per family: (profile of |∂/∂normal| across its lines, unit normal in view coordinates), over
@@ -83,14 +98,10 @@ def _profiles(gray: F32 | FamilyImages, centre: float, radius_px: float, weight:
             den = m.sum(axis=1).astype(np.float64)
         else:
             # only the rows and columns the disc covers
-            c = rot[:, :2] @ disc[0] + rot[:, 2]
-            r = int(np.ceil(disc[1])) + 1
-            x0, x1 = max(0, round(float(c[0])) - r), min(size, round(float(c[0])) + r + 1)
-            y0, y1 = max(0, round(float(c[1])) - r), min(size, round(float(c[1])) + r + 1)
             num, den = np.zeros(size), np.zeros(size)
-            if x1 > x0 and y1 > y0:
-                m = np.zeros((y1 - y0, x1 - x0), np.float32)
-                cv2.circle(m, (round(float(c[0])) - x0, round(float(c[1])) - y0), round(disc[1]), 1.0, -1)
+            crop = _disc_crop(size, rot[:, :2] @ disc[0] + rot[:, 2], disc[1])
+            if crop is not None:
+                y0, y1, x0, x1, m = crop
                 w = fam.weights[j]
                 if w is not None:
                     m = m * w[y0:y1, x0:x1]
@@ -116,8 +127,9 @@ def _comb(prof: F64, centre: float, periods: F64, shifts_frac: F64, half_lines: 
     return np.asarray((on - off) / sd)
 
 
-def _solve(normals: F64, s: F64, delta: F64, unit_px: float) -> tuple[F64, F64]:
-    """Affine ``M``, ``t`` with ``Mᵀ n_j = s_j·unit·n_j`` and ``n_j · t = δ_j`` (least squares)."""
+def _solve(normals: F64, s: F64, unit_px: float) -> F64:
+    """The affine part ``M`` with ``Mᵀ n_j = s_j·unit·n_j`` (least squares; the translation is
+    ``consistent_offset``'s)."""
     a = np.zeros((6, 4))
     rhs = np.zeros(6)
     for j in range(3):
@@ -125,9 +137,7 @@ def _solve(normals: F64, s: F64, delta: F64, unit_px: float) -> tuple[F64, F64]:
         a[2 * j] = [n[0], 0, n[1], 0]
         a[2 * j + 1] = [0, n[0], 0, n[1]]
         rhs[2 * j], rhs[2 * j + 1] = s[j] * n[0] * unit_px, s[j] * n[1] * unit_px
-    m = np.linalg.lstsq(a, rhs, rcond=None)[0].reshape(2, 2)
-    t = np.linalg.lstsq(normals, delta, rcond=None)[0]
-    return np.asarray(m, np.float64), np.asarray(t, np.float64)
+    return np.asarray(np.linalg.lstsq(a, rhs, rcond=None)[0].reshape(2, 2), np.float64)
 
 
 def consistent_offset(normals: F64, deltas: F64, periods: F64) -> F64:
@@ -175,9 +185,8 @@ def fit_grid(gray: F32, centre: float, unit_px: float, side: int = 9, scale_rang
         combs.append(float(_comb(prof, centre, np.array([periods[i]]), np.array([delta[j] / periods[i]]),
                                  int(side * inner))[0, 0]))
     normals = np.array([n for _, n in profs])
-    m, _t = _solve(normals, s, delta, unit_px)
-    t = consistent_offset(normals, delta, s * base)
-    return GridFit(matrix=m, offset=t, score=float(np.mean(combs)))
+    return GridFit(matrix=_solve(normals, s, unit_px), offset=consistent_offset(normals, delta, s * base),
+                   score=float(np.mean(combs)))
 
 
 def local_offsets(gray: F32 | FamilyImages, centre: float, unit_px: float, spot: F64, radius: float,
@@ -189,9 +198,12 @@ def local_offsets(gray: F32 | FamilyImages, centre: float, unit_px: float, spot:
     size = fam.edges[0].shape[0]
     cpx = centre + spot * unit_px
     rpx = radius * unit_px
-    disc = np.zeros((size, size), np.float32)
-    cv2.circle(disc, (round(float(cpx[0])), round(float(cpx[1]))), round(rpx), 1.0, -1)
-    kept = float(disc.sum()) if fam.weights[0] is None else float((disc * fam.weights[0]).sum())
+    crop = _disc_crop(size, np.asarray(cpx, np.float64), rpx)
+    if crop is None:
+        return None
+    y0, y1, x0, x1, disc = crop
+    w0 = fam.weights[0]  # the first family's view is not turned
+    kept = float(disc.sum()) if w0 is None else float((disc * w0[y0:y1, x0:x1]).sum())
     if kept < rpx ** 2:
         return None
     profs = _profiles(fam, centre, 0.0, disc=(np.asarray(cpx, np.float64), rpx))
@@ -277,7 +289,8 @@ def rim_energy(grad: F32, centre: float, unit_px: float, side: int, shift: F64) 
     return float(np.mean(ratios))
 
 
-def lattice_shifts(reach: float = 3.0) -> list[F64]:
+@cache
+def lattice_shifts(reach: float = 3.0) -> tuple[F64, ...]:
     """Translations (board units) that map the cell grid onto itself, no longer than ``reach``,
     shortest first (0 first)."""
     out = []
@@ -288,7 +301,7 @@ def lattice_shifts(reach: float = 3.0) -> list[F64]:
             if float(np.linalg.norm(v)) <= reach + 1e-6:
                 out.append(v)
     out.sort(key=lambda v: (round(float(np.linalg.norm(v)), 6), float(np.arctan2(v[1], v[0]))))
-    return out
+    return tuple(out)
 
 
 def snap_shift(gray: F32, centre: float, unit_px: float, side: int = 9) -> tuple[F64, float]:

@@ -104,3 +104,19 @@ def test_render_trigon_still_matches_engine_replay() -> None:
         assert session.submit(ev).verdict.legal
     board = {(c["cell"], c["colour"]) for c in session.state.board_json()["cells"]}
     assert board == {(c["cell"], c["colour"]) for c in f.labels["cells"]}
+
+
+@pytest.mark.parametrize("seed", [940016, 940019])
+def test_hidden_view_cells_agree_with_the_pieces_visibility(seed: int) -> None:
+    """The cells whose centre a hand covers (what the benchmark leaves unscored) are the piece cells
+    the labels call hidden, and none of those they call wholly in view; both variants."""
+    from vision.render.trigon import camera_from_labels, hidden_view_cells, random_trigon_frame
+
+    f = random_trigon_frame(seed, "normal")
+    assert camera_from_labels(f.labels).to_json()["camera_matrix"] == f.labels["camera"]["camera_matrix"]
+    hidden = hidden_view_cells(f.labels, f.masks["occluders"])
+    under = [c["cell_view"] for c in f.labels["cells"] if c["visible"] < 0.2]
+    clear = [c["cell_view"] for c in f.labels["cells"] if c["visible"] > 0.99]
+    assert under and clear
+    assert all(c in hidden for c in under)
+    assert not any(c in hidden for c in clear)

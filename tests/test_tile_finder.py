@@ -135,3 +135,25 @@ def test_onnx_model_matches_a_direct_convolution() -> None:
     got = net.run(x)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def _found_of(found: list[tuple[np.ndarray, float, float]], labels: dict) -> int:
+    """How many labelled tiles have a found tile whose centre lies within 0.35 side of theirs."""
+    truth = [np.array([c["px"] for c in t["corners"]], np.float64) for t in labels["tiles"]]
+    side = float(np.median([np.linalg.norm(t[0] - t[1]) for t in truth]))
+    centres = [t[0].mean(axis=0) for t in found]
+    return sum(any(np.linalg.norm(c - t.mean(axis=0)) < 0.35 * side for c in centres) for t in truth)
+
+
+def test_small_tiles_spread_over_a_large_picture_are_looked_for_magnified() -> None:
+    """A 1920×1080 table seen from afar (tiles ~15 px a side, three fields far apart, one false
+    tile on a notebook as the only sure one): the first look at the working size finds 2 of the 30
+    tiles and judged them large (by the false one); the second look magnifies the whole picture."""
+    from othersreader_helpers import tiles_frame
+
+    from vision.tritiles.finder import find_tiles_net
+
+    image, labels = tiles_frame("trio_domino", 720030, "normal")
+    assert image.shape[1] == 1920 and len(labels["tiles"]) == 30
+    found = find_tiles_net(image, load_finder())
+    assert _found_of(found, labels) >= 18

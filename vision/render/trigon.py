@@ -239,6 +239,32 @@ def trigon_labels(scene: TrigonScene, camera: CameraSpec, look: LookSpec, occ: U
     }
 
 
+def camera_from_labels(labels: dict[str, Any]) -> CameraSpec:
+    """The ``CameraSpec`` a frame's labels were rendered with (``labels["camera"]``)."""
+    d = labels["camera"]
+    names = CameraSpec.__dataclass_fields__
+    kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in names}
+    return CameraSpec(**kw)
+
+
+def hidden_view_cells(labels: dict[str, Any], occluders: U8) -> set[str]:
+    """The board's cells (view names, as in ``labels["read"]``) whose centre a hand or an arm
+    covers in the picture, or that lie outside it: what the picture does not show."""
+    side = int(labels["board"]["side"])
+    a = float(labels["board"]["cell_mm"])
+    cam = camera_from_labels(labels)
+    rot = rotation_map(side, int(labels["board"]["view_rotation"]))
+    cells = board_cells(side)
+    centres = np.array([cell_vertices_mm(_to_phys(c, side), 9, a).mean(axis=0) for c in cells])
+    px = np.round(cam.project(centres)).astype(int)
+    h, w = occluders.shape[:2]
+    out = set()
+    for c, (x, y) in zip(cells, px, strict=True):
+        if not (0 <= x < w and 0 <= y < h) or occluders[y, x] > 0:
+            out.add(cell_name(rot[c], side))
+    return out
+
+
 def random_pieces(rng: np.random.Generator, side: int, colours: tuple[str, ...], n_pieces: int
                   ) -> list[tuple[str, tuple[str, ...]]]:
     """Legal-looking play: each piece 1–6 cells, first on a free start point, later ones touching

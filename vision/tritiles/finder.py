@@ -15,6 +15,7 @@ nearby (``detect.refine_corners``).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -210,6 +211,22 @@ SMALL_SIDE = 32.0
 #: the side (working px) a second look magnifies small tiles to, at most ``MAX_ZOOM`` times
 ZOOM_SIDE = 42.0
 MAX_ZOOM = 2.0
+#: most working pixels a second look may read, in units of ``WORK_SIZE``²
+ZOOM_BUDGET = 1.5
+#: when the small tiles lie too far apart for one magnified area, magnify the whole picture within
+#: the budget (``False``: keep the first look)
+WHOLE_ZOOM = True
+#: a second look magnifying less than this is not worth it
+MIN_ZOOM = 1.2
+#: with fewer than ``FEW_SURE`` sure tiles, tiles are small when the median side of the sure ones
+#: *or of all* is (``False``: the sure ones' always; on blurred pictures the many unsure tiles are
+#: mostly false and small)
+SMALL_BY_ANY = True
+FEW_SURE = 3
+#: the magnified area spans every tile found (``False``: the sure ones only)
+ROI_FROM_ALL = True
+#: tiles of the first look outside the magnified area are kept
+KEEP_OUTSIDE = True
 
 
 def _tiles_in(image: U8, scale: float, net: FinderNet, roi: tuple[int, int, int, int] | None = None
@@ -263,10 +280,17 @@ def plausible(found: list[tuple[F64, float, float]]) -> list[tuple[F64, float, f
     return out
 
 
+def _outside(t: tuple[F64, float, float], roi: tuple[int, int, int, int]) -> bool:
+    cx, cy = t[0].mean(axis=0)
+    return not (roi[0] <= cx < roi[2] and roi[1] <= cy < roi[3])
+
+
 def find_tiles_net(image: U8, net: FinderNet | None = None) -> list[tuple[F64, float, float]]:
     """Tiles in a BGR picture: (corners 3×2 image px, face coverage, centre height), ``plausible``
-    ones only. Small tiles (median side under ``SMALL_SIDE`` working px) are looked for again in a
-    magnified copy of the area around the sure ones."""
+    ones only. Small tiles (median side of the sure ones, or of all when few are sure, under
+    ``SMALL_SIDE`` working px) are looked for again in a magnified copy of the area around the tiles found, or of the
+    whole picture when that area is too large (``ZOOM_BUDGET``); tiles found outside the magnified
+    area are kept."""
     net = net or load_finder()
     h, w = image.shape[:2]
     f = min(1.0, WORK_SIZE / max(h, w))
@@ -275,14 +299,26 @@ def find_tiles_net(image: U8, net: FinderNet | None = None) -> list[tuple[F64, f
         return found
     sure = _sure(found)
     side = float(np.median([_mean_side(t[0]) for t in sure])) * f
+    if SMALL_BY_ANY and len(sure) < FEW_SURE:  # a false large tile as the only sure one must not hide small ones
+        side = min(side, float(np.median([_mean_side(t[0]) for t in found])) * f)
     if side >= SMALL_SIDE:
         return found
     zoom = min(MAX_ZOOM, ZOOM_SIDE / max(side, 1.0))
-    pts = np.concatenate([t[0] for t in sure])
+    pts = np.concatenate([t[0] for t in (found if ROI_FROM_ALL else sure)])
     margin = 2.0 * side / f
     x0, y0 = (np.floor(pts.min(axis=0) - margin)).astype(int)
     x1, y1 = (np.ceil(pts.max(axis=0) + margin)).astype(int)
     roi = (max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1)))
-    if (roi[2] - roi[0]) * (roi[3] - roi[1]) * (f * zoom) ** 2 > 1.5 * WORK_SIZE * WORK_SIZE:
-        return found  # too large an area to magnify within the budget
-    return plausible(_tiles_in(image, f * zoom, net, roi))
+    area = (roi[2] - roi[0]) * (roi[3] - roi[1])
+    if area * (f * zoom) ** 2 > ZOOM_BUDGET * WORK_SIZE * WORK_SIZE:
+        if not WHOLE_ZOOM:
+            return found  # too large an area to magnify within the budget
+        # tiles spread over the picture: magnify it all, as much as the budget allows
+        roi = (0, 0, w, h)
+        zoom = min(zoom, math.sqrt(ZOOM_BUDGET * WORK_SIZE * WORK_SIZE / (w * h)) / f)
+        if zoom < MIN_ZOOM:
+            return found
+    again = plausible(_tiles_in(image, f * zoom, net, roi))
+    if KEEP_OUTSIDE:
+        again += [t for t in found if _outside(t, roi)]
+    return again

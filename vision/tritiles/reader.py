@@ -23,6 +23,7 @@ from .detect import FoundTile, find_tiles
 from .finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder
 from .lattice import assemble, clockwise
 from .reading import TileCorner, TileReading, TrianglesReading
+from .tile_set import decode_table
 from .values import (
     VALUES_PATH,
     corner_windows,
@@ -50,6 +51,9 @@ FINDER_WEIGHTS: str | None = None
 VALUES = "net"
 #: The corner-value net's weights (``None``: the committed ``tile_values.npz``).
 VALUES_WEIGHTS: str | None = None
+#: Decode the table's tiles together, each of the 56 triples at most once (M-B1, D-B1:
+#: ``tile_set.decode_table``); ``False``: each tile alone (``values.decode_tile``).
+ONE_OF_EACH = True
 
 
 class TilesNotFoundError(BoardNotLocatedError):
@@ -150,8 +154,8 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
     pooled = pooled_scores(cws, scores)
     values: list[tuple[int, int, int]] = []
     confs: list[float] = []
-    for ft, sc in zip(found, pooled, strict=True):
-        vals, conf = decode_tile(sc)
+    decoded = decode_table(pooled) if ONE_OF_EACH else [decode_tile(sc) for sc in pooled]
+    for ft, (vals, conf) in zip(found, decoded, strict=True):
         values.append(vals)
         confs.append(conf * min(1.0, ft.coverage + 0.1))
     t2 = time.perf_counter()

@@ -110,10 +110,11 @@ def test_render_trigon_still_matches_engine_replay() -> None:
 def test_hidden_view_cells_agree_with_the_pieces_visibility(seed: int) -> None:
     """The cells whose centre a hand covers (what the benchmark leaves unscored) are the piece cells
     the labels call hidden, and none of those they call wholly in view; both variants."""
-    from vision.render.trigon import camera_from_labels, hidden_view_cells, random_trigon_frame
+    from vision.render.camera import CameraSpec
+    from vision.render.trigon import hidden_view_cells, random_trigon_frame
 
     f = random_trigon_frame(seed, "normal")
-    assert camera_from_labels(f.labels).to_json()["camera_matrix"] == f.labels["camera"]["camera_matrix"]
+    assert CameraSpec.from_json(f.labels["camera"]).to_json()["camera_matrix"] == f.labels["camera"]["camera_matrix"]
     hidden = hidden_view_cells(f.labels, f.masks["occluders"])
     under = [c["cell_view"] for c in f.labels["cells"] if c["visible"] < 0.2]
     clear = [c["cell_view"] for c in f.labels["cells"] if c["visible"] > 0.99]

@@ -111,7 +111,6 @@ def compare_tiles(reading: Any, labels: dict[str, Any]) -> dict[str, int]:
         if right == 3:
             values_right.add(i)
     # cells: per read field, fit vertex map true = A·mine + b from the first tile, check all
-    ok_cells = 0
     cells_right: set[int] = set()
     by_field: dict[int, list[int]] = {}
     for i, j in matched.items():
@@ -144,17 +143,16 @@ def compare_tiles(reading: Any, labels: dict[str, Any]) -> dict[str, int]:
         for i, pairs in pairs_all:
             good = truth[i]["field"] == tf and all(
                 np.allclose(np.array([v[0], v[1], 1.0]) @ sol, w, atol=1e-6) for v, w in pairs)
-            ok_cells += bool(good)
             if good:
                 cells_right.add(i)
-    in_view = [i for i, t in enumerate(truth) if float(t.get("visible", 1.0)) >= 0.5]
+    in_view = {i for i, t in enumerate(truth) if float(t.get("visible", 1.0)) >= 0.5}
     return {"tiles": len(truth), "found": len(matched), "extra": len(mine) - len(matched), "corners": n_corners,
-            "values_ok": ok_values, "cells_ok": ok_cells,
+            "values_ok": ok_values, "cells_ok": len(cells_right),
             "in_view": len(in_view), "found_in_view": sum(i in matched for i in in_view),
             "right_in_view": sum(i in values_right and i in cells_right for i in in_view),
             # tiles less than half in view read wrong yet reported as sure (the Triolet bench's silent guess)
             "silent_guesses": sum(i not in values_right and mine[j].confidence >= SURE
-                                  for i, j in matched.items() if i not in set(in_view))}
+                                  for i, j in matched.items() if i not in in_view)}
 
 
 def _tiles_frame(game: str, seed: int, diff: str) -> dict[str, Any]:

@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.models.data_train_cli import run_cli, tile_frames
+from vision.tritiles.finder import mean_side
 from vision.tritiles.values import CORNER_CROP, VALUES_PATH, clockwise, corner_crop
 
 MIN_VISIBLE = 0.85
@@ -59,7 +60,7 @@ def frame_crops(f: Any, rng: np.random.Generator) -> tuple[NDArray[np.uint8], ND
         if float(t.get("visible", 1.0)) < MIN_VISIBLE:
             continue
         true = np.array([c["px"] for c in t["corners"]], np.float64)
-        side = float(np.mean(np.linalg.norm(np.roll(true, -1, axis=0) - true, axis=1)))
+        side = mean_side(true)
         moved = true + rng.normal(0, JITTER * side, true.shape)
         cw = clockwise(moved)
         for i in range(3):
@@ -91,7 +92,7 @@ def finder_crops(f: Any) -> tuple[list[NDArray[np.uint8]], list[int]]:
         cw = clockwise(ft.corners)
         d = np.linalg.norm(centres - cw.mean(axis=0), axis=1)
         k = int(np.argmin(d))
-        side = float(np.mean(np.linalg.norm(np.roll(true[k], -1, axis=0) - true[k], axis=1)))
+        side = mean_side(true[k])
         if d[k] > MATCH * side:
             continue
         for i in range(3):

@@ -116,6 +116,13 @@ class CameraSpec:
     def has_distortion(self) -> bool:
         return self.k1 != 0.0 or self.k2 != 0.0
 
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CameraSpec:
+        """The camera ``to_json`` stored (its derived entries, the matrix and pose, are ignored)."""
+        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()
+                              if k in cls.__dataclass_fields__}
+        return cls(**kw)
+
     def to_json(self) -> dict[str, Any]:
         """Intrinsics, distortion and pose, as stored in the labels."""
         rvec, tvec = self.rvec_tvec()

@@ -239,20 +239,12 @@ def trigon_labels(scene: TrigonScene, camera: CameraSpec, look: LookSpec, occ: U
     }
 
 
-def camera_from_labels(labels: dict[str, Any]) -> CameraSpec:
-    """The ``CameraSpec`` a frame's labels were rendered with (``labels["camera"]``)."""
-    d = labels["camera"]
-    names = CameraSpec.__dataclass_fields__
-    kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in names}
-    return CameraSpec(**kw)
-
-
 def hidden_view_cells(labels: dict[str, Any], occluders: U8) -> set[str]:
     """The board's cells (view names, as in ``labels["read"]``) whose centre a hand or an arm
     covers in the picture, or that lie outside it: what the picture does not show."""
     side = int(labels["board"]["side"])
     a = float(labels["board"]["cell_mm"])
-    cam = camera_from_labels(labels)
+    cam = CameraSpec.from_json(labels["camera"])
     rot = rotation_map(side, int(labels["board"]["view_rotation"]))
     cells = board_cells(side)
     centres = np.array([cell_vertices_mm(_to_phys(c, side), 9, a).mean(axis=0) for c in cells])

@@ -213,20 +213,13 @@ ZOOM_SIDE = 42.0
 MAX_ZOOM = 2.0
 #: most working pixels a second look may read, in units of ``WORK_SIZE``²
 ZOOM_BUDGET = 1.5
-#: when the small tiles lie too far apart for one magnified area, magnify the whole picture within
-#: the budget (``False``: keep the first look)
-WHOLE_ZOOM = True
-#: a second look magnifying less than this is not worth it
+#: a second look over the whole picture (the tiles too far apart for one magnified area) magnifying
+#: less than this is not worth it
 MIN_ZOOM = 1.2
-#: with fewer than ``FEW_SURE`` sure tiles, tiles are small when the median side of the sure ones
-#: *or of all* is (``False``: the sure ones' always; on blurred pictures the many unsure tiles are
-#: mostly false and small)
-SMALL_BY_ANY = True
+#: with fewer sure tiles than this, tiles are small when the median side of the sure ones *or of
+#: all* is (with more, the sure ones' alone: on blurred pictures the many unsure tiles are mostly
+#: false and small)
 FEW_SURE = 3
-#: the magnified area spans every tile found (``False``: the sure ones only)
-ROI_FROM_ALL = True
-#: tiles of the first look outside the magnified area are kept
-KEEP_OUTSIDE = True
 
 
 def _tiles_in(image: U8, scale: float, net: FinderNet, roi: tuple[int, int, int, int] | None = None
@@ -250,7 +243,8 @@ def _tiles_in(image: U8, scale: float, net: FinderNet, roi: tuple[int, int, int,
     return [(refine_corners(gx, gy, tri) / scale + shift, cover, h) for tri, cover, h in tiles_from_maps(maps)]
 
 
-def _mean_side(tri: F64) -> float:
+def mean_side(tri: F64) -> float:
+    """A triangle's mean side length."""
     return float(np.linalg.norm(np.roll(tri, -1, axis=0) - tri, axis=1).mean())
 
 
@@ -265,8 +259,8 @@ def plausible(found: list[tuple[F64, float, float]]) -> list[tuple[F64, float, f
     triangles)."""
     if not found:
         return found
-    med = float(np.median([_mean_side(t[0]) for t in _sure(found)]))
-    kept = [t for t in found if SIDE_RANGE[0] * med <= _mean_side(t[0]) <= SIDE_RANGE[1] * med and t[1] >= MIN_COVER]
+    med = float(np.median([mean_side(t[0]) for t in _sure(found)]))
+    kept = [t for t in found if SIDE_RANGE[0] * med <= mean_side(t[0]) <= SIDE_RANGE[1] * med and t[1] >= MIN_COVER]
     corners = [t[0] for t in kept]
     out = []
     for i, t in enumerate(kept):
@@ -288,9 +282,9 @@ def _outside(t: tuple[F64, float, float], roi: tuple[int, int, int, int]) -> boo
 def find_tiles_net(image: U8, net: FinderNet | None = None) -> list[tuple[F64, float, float]]:
     """Tiles in a BGR picture: (corners 3×2 image px, face coverage, centre height), ``plausible``
     ones only. Small tiles (median side of the sure ones, or of all when few are sure, under
-    ``SMALL_SIDE`` working px) are looked for again in a magnified copy of the area around the tiles found, or of the
-    whole picture when that area is too large (``ZOOM_BUDGET``); tiles found outside the magnified
-    area are kept."""
+    ``SMALL_SIDE`` working px) are looked for again in a magnified copy of the area around the
+    tiles found, or of the whole picture when that area is too large (``ZOOM_BUDGET``); tiles found
+    outside the magnified area are kept."""
     net = net or load_finder()
     h, w = image.shape[:2]
     f = min(1.0, WORK_SIZE / max(h, w))
@@ -298,27 +292,22 @@ def find_tiles_net(image: U8, net: FinderNet | None = None) -> list[tuple[F64, f
     if not found:
         return found
     sure = _sure(found)
-    side = float(np.median([_mean_side(t[0]) for t in sure])) * f
-    if SMALL_BY_ANY and len(sure) < FEW_SURE:  # a false large tile as the only sure one must not hide small ones
-        side = min(side, float(np.median([_mean_side(t[0]) for t in found])) * f)
+    side = float(np.median([mean_side(t[0]) for t in sure])) * f
+    if len(sure) < FEW_SURE:  # a false large tile as the only sure one must not hide small ones
+        side = min(side, float(np.median([mean_side(t[0]) for t in found])) * f)
     if side >= SMALL_SIDE:
         return found
     zoom = min(MAX_ZOOM, ZOOM_SIDE / max(side, 1.0))
-    pts = np.concatenate([t[0] for t in (found if ROI_FROM_ALL else sure)])
+    pts = np.concatenate([t[0] for t in found])
     margin = 2.0 * side / f
     x0, y0 = (np.floor(pts.min(axis=0) - margin)).astype(int)
     x1, y1 = (np.ceil(pts.max(axis=0) + margin)).astype(int)
     roi = (max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1)))
     area = (roi[2] - roi[0]) * (roi[3] - roi[1])
     if area * (f * zoom) ** 2 > ZOOM_BUDGET * WORK_SIZE * WORK_SIZE:
-        if not WHOLE_ZOOM:
-            return found  # too large an area to magnify within the budget
         # tiles spread over the picture: magnify it all, as much as the budget allows
         roi = (0, 0, w, h)
         zoom = min(zoom, math.sqrt(ZOOM_BUDGET * WORK_SIZE * WORK_SIZE / (w * h)) / f)
         if zoom < MIN_ZOOM:
             return found
-    again = plausible(_tiles_in(image, f * zoom, net, roi))
-    if KEEP_OUTSIDE:
-        again += [t for t in found if _outside(t, roi)]
-    return again
+    return plausible(_tiles_in(image, f * zoom, net, roi)) + [t for t in found if _outside(t, roi)]

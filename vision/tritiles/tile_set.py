@@ -10,13 +10,12 @@ off it gets its margin over the readings still free for it, at most ``MOVED_CONF
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .values import valid_triples
+from .values import decode_tile, margin_confidence, valid_triples
 
 F64 = NDArray[np.float64]
 #: Highest confidence of a tile whose reading the one-of-each rule changed.
@@ -74,48 +73,39 @@ def min_cost_assignment(cost: F64) -> list[int]:
     return out
 
 
-def best_turns(scores: list[F64]) -> tuple[F64, list[Triple]]:
-    """Per tile kind (``tile_kinds``), the score of its best clockwise turn given one tile's corner
-    scores (3 × 6 log-likelihoods), and that turn."""
-    kinds = tile_kinds()
-    best = np.full(len(kinds), -np.inf)
-    turn: list[Triple] = [(0, 0, 0)] * len(kinds)
-    index = {k: i for i, k in enumerate(kinds)}
-    for t in valid_triples():
-        s = float(scores[0][t[0]] + scores[1][t[1]] + scores[2][t[2]])
-        i = index[tuple(sorted(t))]  # type: ignore[index]
-        if s > best[i]:
-            best[i], turn[i] = s, t
-    return best, turn
-
-
-def _confidence(margin: float) -> float:
-    return float(1.0 - math.exp(-max(margin, 0.0) / 2.0))
+@lru_cache(maxsize=1)
+def _turns() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Every clockwise reading M-B1 allows (``valid_triples``, 3 columns) and its kind (index in
+    ``tile_kinds``)."""
+    index = {k: i for i, k in enumerate(tile_kinds())}
+    turns = np.array(valid_triples(), np.int64)
+    return turns, np.array([index[tuple(sorted(t))] for t in valid_triples()], np.int64)  # type: ignore[index]
 
 
 def decode_table(scores: list[list[F64]]) -> list[tuple[Triple, float]]:
     """Each tile's clockwise triple and confidence, no triple twice on the table (M-B1). More
     tiles than the set holds (false tiles among them) are decoded one by one."""
-    if not scores:
-        return []
-    rows = [best_turns(s) for s in scores]
-    table = np.array([r[0] for r in rows])
-    n, m = table.shape
-    if n > m:
-        picks = [int(np.argmax(r)) for r in table]
-    else:
-        picks = min_cost_assignment(-(table - table.max(axis=1, keepdims=True)))
+    n, m = len(scores), len(tile_kinds())
+    if n == 0 or n > m:
+        return [decode_tile(s) for s in scores]
+    turns, kind_of = _turns()
+    # every tile's score for every turn, and for every kind its best turn's
+    ts = np.array([s[0][turns[:, 0]] + s[1][turns[:, 1]] + s[2][turns[:, 2]] for s in scores])
+    table = np.full((n, m), -np.inf)
+    np.maximum.at(table, (np.arange(n)[:, None], kind_of[None, :]), ts)
+    picks = min_cost_assignment(-(table - table.max(axis=1, keepdims=True)))
     taken = np.zeros(m, dtype=bool)
     taken[picks] = True
     out: list[tuple[Triple, float]] = []
     for k, j in enumerate(picks):
-        moved = j != int(np.argmax(table[k]))
-        others = ~taken if moved else np.ones(m, dtype=bool)
-        others[j] = False
-        # the other turns of the chosen kind are rivals too
-        own = [float(scores[k][0][t[0]] + scores[k][1][t[1]] + scores[k][2][t[2]])
-               for t in valid_triples() if tuple(sorted(t)) == tile_kinds()[j] and t != rows[k][1][j]]
-        rivals = [*table[k][others].tolist(), *own]
-        conf = _confidence(table[k, j] - max(rivals) if rivals else 10.0)
-        out.append((rows[k][1][j], min(conf, MOVED_CONFIDENCE) if moved else conf))
+        if j == int(np.argmax(table[k])):  # left on its own best reading
+            out.append(decode_tile(scores[k]))
+            continue
+        turn = int(np.argmax(np.where(kind_of == j, ts[k], -np.inf)))
+        # rivals: the turns of the kinds still free, the chosen kind's other turns among them
+        free = ~taken[kind_of] | (kind_of == j)
+        free[turn] = False
+        margin = float(ts[k, turn] - ts[k][free].max()) if free.any() else 10.0
+        a, b, c = (int(v) for v in turns[turn])
+        out.append(((a, b, c), min(margin_confidence(margin), MOVED_CONFIDENCE)))
     return out

@@ -297,4 +297,9 @@ def decode_tile(scores: list[F64]) -> tuple[tuple[int, int, int], float]:
         best.append((sum(float(scores[i][t[i]]) for i in range(3)), t))
     best.sort(key=lambda x: -x[0])
     margin = best[0][0] - best[1][0] if len(best) > 1 else 10.0
-    return best[0][1], float(1.0 - math.exp(-max(margin, 0.0) / 2.0))
+    return best[0][1], margin_confidence(margin)
+
+
+def margin_confidence(margin: float) -> float:
+    """A reading's confidence 0–1 from its log-likelihood margin over the runner-up."""
+    return float(1.0 - math.exp(-max(margin, 0.0) / 2.0))

@@ -175,3 +175,31 @@ def test_reader_consistency_trio_mended_beyond_the_top_candidates_t_p4() -> None
     sure = decide(board(I6=[(6, 0.999), (3, 0.001)], J6=[(11, 0.999), (1, 0.001)], K6=[(1, 0.999), (7, 0.001)]))
     assert [sure[index(s)].cls for s in ("I6", "J6", "K6")] == [6, 11, 1]
     assert all(sure[index(s)].confidence < 0.6 for s in ("I6", "J6", "K6"))
+
+
+def test_reader_consistency_reread_keeps_the_crossing_run_legal_t_p4() -> None:
+    """As in frame 5,800,074: F8–F10 reads 4, 1 and a half-hidden 15 (10 a close second), and
+    row 10 reads E10 (a shadow, 40 % empty) 0, F10, G10 0. The column re-read makes F10 a 10;
+    re-reading the row then must not make it a 15 again (0 + 15 + 0 = 15 mends the row but
+    breaks the column, 4 + 1 + 15 = 20): E10 is read empty and the 10 stays."""
+    probs = board(F8=[(4, 0.99), (1, 0.01)], F9=[(1, 0.99), (7, 0.01)],
+                  F10=[(15, 0.45), (10, 0.4), (11, 0.15)],
+                  E10=[(0, 0.6), (EMPTY, 0.4)], G10=[(0, 0.99), (8, 0.01)])
+    got = decide(probs)
+    assert [got[index(s)].cls for s in ("F8", "F9", "F10")] == [4, 1, 10]
+    assert [got[index(s)].cls for s in ("E10", "G10")] == [EMPTY, 0]
+    assert "T-P4" in got[index("F10")].rules and "T-P4" in got[index("E10")].rules
+    assert got[index("F8")].rules == [] and got[index("G10")].rules == []
+
+
+def test_reader_consistency_crossing_run_misread_does_not_block_the_reread_t_p4() -> None:
+    """When every legal re-reading of a run breaks a crossing run that is legal as read, the run
+    is still re-read on its own (the crossing run may be the misread one, mended in its turn)."""
+    probs = board(H6=[(4, 0.99), (1, 0.01)], H7=[(1, 0.99), (7, 0.01)],
+                  H8=[(15, 0.5), (10, 0.45), (11, 0.05)],
+                  G8=[(0, 0.55), (EMPTY, 0.45)], I8=[(0, 0.99), (8, 0.01)])
+    got = decide(probs)
+    # column H6–H8 first: 4 + 1 + 15 is illegal, and 10 breaks row 8 (0 + 10 + 0) as read; row 8
+    # is then re-read keeping the column: G8 empty
+    assert [got[index(s)].cls for s in ("H6", "H7", "H8")] == [4, 1, 10]
+    assert got[index("G8")].cls == EMPTY and got[index("I8")].cls == 0

@@ -8,7 +8,8 @@
   hand): the most probable legal assignment. When no combination of top candidates is close, a
   pair or trio may take any value at one of its squares (a tile half under a finger whose true
   value is not among its top three, in a trio whose other two fix it). If none is close in
-  probability, the readings stay and their confidence drops.
+  probability, the readings stay and their confidence drops. A re-reading must keep legal the
+  runs crossing the re-read one (a square re-read to mend its row may not break its column).
 - T-P3: every placement after the first touches the tiles already down, so the tiles form one
   orthogonally connected group. A group cut off from the others (through squares the picture
   shows) is read empty when that is more probable than the likeliest squares between being tiles
@@ -259,8 +260,14 @@ def _enforce_counts(choices: list[SquareChoice]) -> None:
             return
 
 
+#: The run crossing a square (its classes, the square's place in it) when that run is legal now.
+Crossing = tuple[list[int], int] | None
+
+
 def _enforce_runs(choices: list[SquareChoice]) -> None:
-    """T-P4: re-read illegal runs from the top candidates (or empty), or lower their confidence."""
+    """T-P4: re-read illegal runs from the top candidates (or empty), or lower their confidence.
+    A re-reading that keeps the crossing runs legal is preferred; when there is none (a crossing
+    run legal as read may itself be misread), the run is re-read on its own."""
     values = [ENGINE_EMPTY if c.cls == EMPTY else (c.cls if c.cls != WILD else 99) for c in choices]
     seen: set[tuple[int, ...]] = set()
     for i, c in enumerate(choices):
@@ -273,31 +280,15 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
             seen.add(run)
             if _legal_line([choices[j].cls for j in run]):
                 continue
-            options = [_options(choices[j]) for j in run]
-            if math.prod(len(o) for o in options) > MAX_COMBOS:
-                options = [_options(choices[j], choices[j].candidates) for j in run]
-            best: tuple[float, tuple[int, ...]] | None = None
-            if len(run) <= LONGEST_REREAD:
-                base = float(np.prod([dict(o).get(choices[j].cls, 1e-6) for j, o in zip(run, options, strict=True)]))
-                best = _most_probable_legal(options)
-                if (best is None or best[0] < ADOPT_RATIO * base) and len(run) <= 3:
-                    # one square misread beyond its top candidates
-                    narrow = options
-                    for m, j in enumerate(run):
-                        opts_m = [*narrow[:m], _options(choices[j], choices[j].values), *narrow[m + 1:]]
-                        if math.prod(len(o) for o in opts_m) > MAX_COMBOS:
-                            continue
-                        wider = _most_probable_legal(opts_m)
-                        if wider is not None and (best is None or wider[0] > best[0]):
-                            best, options = wider, opts_m
-                if best is not None and best[0] < ADOPT_RATIO * base:
-                    best = None
-            if best is None:
+            crossing = [_crossing(choices, values, j, not horizontal) for j in run]
+            found = _reread(choices, run, crossing) or _reread(choices, run, None)
+            if found is None:
                 for j in run:
                     choices[j].confidence *= ILLEGAL_RUN_FACTOR
                     choices[j].rules.append("T-P4")
                 continue
-            for j, k, opts in zip(run, best[1], options, strict=True):
+            best, options = found
+            for j, k, opts in zip(run, best, options, strict=True):
                 ch = choices[j]
                 if ch.cls != k:
                     ch.cls = k
@@ -306,12 +297,63 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
                 values[j] = ENGINE_EMPTY if k == EMPTY else (k if k != WILD else 99)
 
 
-def _most_probable_legal(options: list[list[tuple[int, float]]]) -> tuple[float, tuple[int, ...]] | None:
-    """The most probable combination of a run's options that T-P4 allows, with its probability."""
+def _reread(choices: list[SquareChoice], run: tuple[int, ...], crossing: list[Crossing] | None
+            ) -> tuple[tuple[int, ...], list[list[tuple[int, float]]]] | None:
+    """The most probable legal re-reading of an illegal ``run`` (keeping ``crossing`` runs legal,
+    when given) and the options it was drawn from, or ``None`` when none is at least
+    ``ADOPT_RATIO`` as probable as the reading (or the run is longer than ``LONGEST_REREAD``)."""
+    if len(run) > LONGEST_REREAD:
+        return None
+    options = [_options(choices[j]) for j in run]
+    if math.prod(len(o) for o in options) > MAX_COMBOS:
+        options = [_options(choices[j], choices[j].candidates) for j in run]
+    base = float(np.prod([dict(o).get(choices[j].cls, 1e-6) for j, o in zip(run, options, strict=True)]))
+    best = _most_probable_legal(options, crossing)
+    if (best is None or best[0] < ADOPT_RATIO * base) and len(run) <= 3:
+        # one square misread beyond its top candidates
+        narrow = options
+        for m, j in enumerate(run):
+            opts_m = [*narrow[:m], _options(choices[j], choices[j].values), *narrow[m + 1:]]
+            if math.prod(len(o) for o in opts_m) > MAX_COMBOS:
+                continue
+            wider = _most_probable_legal(opts_m, crossing)
+            if wider is not None and (best is None or wider[0] > best[0]):
+                best, options = wider, opts_m
+    if best is None or best[0] < ADOPT_RATIO * base:
+        return None
+    return best[1], options
+
+
+def _crossing(choices: list[SquareChoice], values: list[int], index: int, horizontal: bool) -> Crossing:
+    """The run through ``index`` along ``horizontal`` (the line across the run being re-read), when
+    it has two or more tiles and is legal as read: a re-reading of ``index`` must keep it legal."""
+    run = run_along(values, index, horizontal)
+    if len(run) < 2:
+        return None
+    classes = [choices[j].cls for j in run]
+    return (classes, run.index(index)) if _legal_line(classes) else None
+
+
+def _keeps_crossings(classes: list[int], crossing: list[Crossing]) -> bool:
+    """Whether reading a run's squares as ``classes`` leaves every run crossing it legal (a square
+    read empty only shortens its crossing run, which stays legal)."""
+    for k, cross in zip(classes, crossing, strict=True):
+        if cross is None or k == EMPTY:
+            continue
+        line, at = cross
+        if line[at] != k and not _legal_line([*line[:at], k, *line[at + 1:]]):
+            return False
+    return True
+
+
+def _most_probable_legal(options: list[list[tuple[int, float]]], crossing: list[Crossing] | None = None
+                         ) -> tuple[float, tuple[int, ...]] | None:
+    """The most probable combination of a run's options that T-P4 allows, with its probability;
+    with ``crossing`` (per square, ``_crossing``), one that also keeps the crossing runs legal."""
     best: tuple[float, tuple[int, ...]] | None = None
     for combo in itertools.product(*options):
         classes = [k for k, _ in combo]
-        if not _legal_line(classes):
+        if not _legal_line(classes) or (crossing is not None and not _keeps_crossings(classes, crossing)):
             continue
         pr = math.prod(pk for _, pk in combo)
         if best is None or pr > best[0]:

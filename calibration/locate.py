@@ -7,7 +7,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from .board_geometry import order_corners
+from .board_geometry import check_quad, order_corners
 from .profile import Point
 
 READER_MISSING = "automatic board location needs the board reader; pass --corners"
@@ -22,12 +22,16 @@ class NoBoardFound(RuntimeError):
 
 
 def locate_board(game: str, image: NDArray[Any]) -> list[Point]:
-    """The board's 4 corners (raw pixels, INTERFACES §3 order) found by ``vision.locate.locate_board``.
+    """The board's 4 corners (raw pixels, INTERFACES §3 order) found by ``vision.locate.locate_board``
+    (Triolet) or ``vision.trigon.locate.locate_trigon`` (Trigon: the ends of the playing hexagon's
+    top and bottom sides, ``board_geometry``'s four corners).
 
     Raises ``LocatorUnavailable`` if the reader is not installed and ``NoBoardFound`` if it
     finds nothing (it returns ``None`` or raises its ``BoardNotLocatedError``). The reader's
     ``BoardLocation`` must carry ``corners_px`` (4 points).
     """
+    if game == "trigon":
+        return _locate_trigon(image)
     try:
         module = importlib.import_module("vision.locate")
         locate = module.locate_board
@@ -46,3 +50,21 @@ def locate_board(game: str, image: NDArray[Any]) -> list[Point]:
     if corners is None:
         raise NoBoardFound(f"no {game} board found in the picture")
     return order_corners(corners)
+
+
+def _locate_trigon(image: NDArray[Any]) -> list[Point]:
+    """Trigon: the playing hexagon from the Trigon reader, its corners 0, 1, 3, 4 (top-left,
+    top-right, bottom-right, bottom-left: clockwise from the top edge the reader names row 1)."""
+    try:
+        from vision.locate import BoardNotLocatedError
+        from vision.trigon.locate import locate_trigon
+    except ImportError as exc:
+        raise LocatorUnavailable(READER_MISSING) from exc
+    try:
+        board = locate_trigon(image)
+    except BoardNotLocatedError as exc:
+        raise NoBoardFound(str(exc) or "no trigon board found in the picture") from exc
+    hexagon = board.corners_px(9)
+    quad = [(float(x), float(y)) for x, y in hexagon[[0, 1, 3, 4]]]
+    check_quad(quad)
+    return quad

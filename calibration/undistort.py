@@ -46,8 +46,8 @@ class Undistorter:
         w0, h0 = self._size
         w, h = image_size
         if abs((w / h) / (w0 / h0) - 1.0) > 0.01:
-            raise ValueError(f"image is {w}x{h} but the camera was calibrated at {w0}x{h0} "
-                             "(a different aspect ratio)")
+            raise ProfileError(f"image is {w}x{h} but the camera was calibrated at {w0}x{h0} "
+                               "(a different aspect ratio)")
         sx, sy = w / w0, h / h0
         k = self._k.copy()
         k[0, 0] *= sx

@@ -132,7 +132,7 @@ def test_calib_cli_board_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "no such file" in capsys.readouterr().err
     (tmp_path / "junk.png").write_bytes(b"junk")
     assert main(["calibrate", "board", "--game", "triolet", str(tmp_path / "junk.png"), "--out", out]) == 2
-    assert "not an image" in capsys.readouterr().err
+    assert "not a readable image" in capsys.readouterr().err
     assert main(["calibrate", "board", "--game", "triominos", str(path), "--out", out]) == 2
     assert "has no board" in capsys.readouterr().err
     bad_profile = tmp_path / "bad.json"

@@ -182,8 +182,19 @@ def test_event_player_follows_colour() -> None:
     assert ev.to_json() == {"type": "place", "player": 0, "colour": "red", "cells": "q15,r15,p16"}
     ev = TrigonState.parse_event({"type": "place", "colour": "Green", "cells": ["r15"], "ts": 3.5}, h2)
     assert ev.player == 1 and ev.to_json()["ts"] == 3.5
-    with pytest.raises(EventFormatError, match="played by player 1"):
-        TrigonState.parse_event({"type": "place", "colour": "yellow", "player": 0, "cells": "r15"}, h2)
+    # a seat naming another seat's colour is an event, judged illegal (INTERFACES §2: not_your_turn)
+    wrong = TrigonState.parse_event({"type": "place", "colour": "yellow", "player": 0, "cells": "r15"}, h2)
+    assert wrong.player == 0 and wrong.to_json()["colour"] == "yellow"
+    verdict = TrigonState.new(h2).check(wrong)
+    assert not verdict.legal and verdict.player == 0
+    assert [(r.rule, r.code) for r in verdict.reasons] == [("B-V1", "not_your_turn")]
+    assert "played by player 1" in verdict.reasons[0].message
+    blue_by_wrong_seat = TrigonState.parse_event({"type": "place", "colour": "blue", "player": 1, "cells": "r15"},
+                                                 header("trigon"))
+    four = TrigonState.new(header("trigon"))
+    assert [r.code for r in four.check(blue_by_wrong_seat).reasons] == ["not_your_turn"]
+    assert four.check(TrigonState.parse_event({"type": "place", "colour": "blue", "cells": "r15"},
+                                              header("trigon"))).legal
     with pytest.raises(EventFormatError, match="trigon_3 plays blue, yellow, red"):
         TrigonState.parse_event({"type": "pass", "colour": "green"}, header("trigon_3"))
     with pytest.raises(EventFormatError, match='"colour"'):

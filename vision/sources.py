@@ -7,7 +7,11 @@ Every source is an iterable of ``(frame_index, t_seconds, image)`` with BGR ``ui
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,8 +29,82 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 DEFAULT_FPS = 15.0
 
 
+#: Largest picture file read (bytes): a 4K PNG is ~25 MB; a larger file is not a camera frame.
+MAX_IMAGE_BYTES = 256 * 1024 * 1024
+
+
 class SourceError(ValueError):
     """A source that cannot be opened or read; the message names the problem."""
+
+
+def _cut_short(data: bytes) -> str | None:
+    """The format of a PNG or JPEG file whose end is missing (``None`` when it ends as its format
+    says, or is another format): decoders would print their own complaints on stderr."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None if b"IEND" in data[-16:] else "PNG"
+    if data.startswith(b"\xff\xd8"):
+        return None if b"\xff\xd9" in data[-64:] else "JPEG"
+    return None
+
+
+def read_image_file(path: str | Path) -> Image:
+    """A picture file as BGR ``uint8``; ``SourceError`` naming the problem for a missing, empty,
+    truncated, oversized or undecodable file."""
+    p = Path(path)
+    if not p.exists():
+        raise SourceError(f"{p}: no such file")
+    if p.is_dir():
+        raise SourceError(f"{p}: is a folder, expected a picture")
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(MAX_IMAGE_BYTES + 1)
+    except OSError as exc:
+        raise SourceError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    if not data:
+        raise SourceError(f"{p}: is empty, not a picture")
+    if len(data) > MAX_IMAGE_BYTES:
+        raise SourceError(f"{p}: larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB, not a camera picture")
+    short = _cut_short(data)
+    if short:
+        raise SourceError(f"{p}: not a readable image (the {short} file is cut short)")
+    img, complaint = _decode_quietly(data)
+    if img is None or img.size == 0:
+        why = f" ({complaint})" if complaint else ""
+        raise SourceError(f"{p}: not a readable image{why}")
+    return as_image(img)
+
+
+_STDERR_LOCK = threading.Lock()
+
+
+def _decode_quietly(data: bytes) -> tuple[NDArray[np.uint8] | None, str]:
+    """``cv2.imdecode`` of ``data`` with the C decoders' messages (libpng's "Read Error" …) kept off
+    stderr: the picture, or ``None`` and a short reason. What else reached stderr meanwhile (another
+    thread's line) is passed on."""
+    with _STDERR_LOCK, tempfile.TemporaryFile() as caught:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        reason = ""
+        try:
+            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        except cv2.error:
+            img, reason = None, "too large or damaged for OpenCV"
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        caught.seek(0)
+        text = caught.read().decode("utf-8", "replace")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if img is None:
+        decoder = [ln for ln in lines if "error" in ln.lower()]
+        if decoder and not reason:
+            reason = decoder[-1].split(":", 1)[-1].strip()[:80]
+        return None, reason
+    if lines:
+        sys.stderr.write(text)
+    return np.asarray(img, np.uint8), ""
 
 
 class VideoFileSource:
@@ -36,6 +114,10 @@ class VideoFileSource:
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError(f"{path}: no such video file")
+        if self.path.suffix.lower() in IMAGE_SUFFIXES:
+            raise SourceError(f"{path}: is a single picture; give a video file or a folder of numbered frames")
+        # FFmpeg's own complaints about a file it cannot demux would go to stderr beside ours
+        os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
         cap = cv2.VideoCapture(str(self.path))
         ok = cap.isOpened()
         frame_ok = False
@@ -90,11 +172,9 @@ class FolderSource:
     def __iter__(self) -> Iterator[FrameTuple]:
         first = _frame_number(self.files[0]) or 0
         for p in self.files:
-            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-            if img is None:
-                raise SourceError(f"{p}: not an image OpenCV can read")
+            img = read_image_file(p)
             n = (_frame_number(p) or 0) - first
-            yield n, n / self.fps, as_image(img)
+            yield n, n / self.fps, img
 
 
 class CameraSource:

@@ -10,13 +10,13 @@ import importlib
 
 from engine.core.registry import BUILTIN_MODULES
 
-from ..cli.common import CliError
+from ..cli.common import CliError, seed_number
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", required=True, choices=list(BUILTIN_MODULES), help="which game's engine")
     p.add_argument("--games", type=int, default=None, help="how many random games to measure (game default)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the random games")
+    p.add_argument("--seed", type=seed_number, default=1, help="seed of the random games")
 
 
 def run(args: argparse.Namespace) -> int:

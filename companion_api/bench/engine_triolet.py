@@ -15,6 +15,7 @@ import time
 from engine.core import Session
 from engine.triolet.selfplay import play_random_game
 
+from ..cli.common import seed_number
 from .table import format_table
 
 DEFAULT_GAMES = 20
@@ -23,7 +24,7 @@ DEFAULT_GAMES = 20
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options when this module is used as its own target (``companion bench engine`` adds the shared ones)."""
     p.add_argument("--games", type=int, default=DEFAULT_GAMES, help="how many random games to measure")
-    p.add_argument("--seed", type=int, default=1, help="seed of the random games")
+    p.add_argument("--seed", type=seed_number, default=1, help="seed of the random games")
 
 
 def run(args: argparse.Namespace) -> int:

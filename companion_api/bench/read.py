@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cli.common import CliError
+from ..cli.common import CliError, seed_number
 from .table import format_table, machine_line
 
 ROWS = ("easy", "normal", "hard", "held-out", "steep")
@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default="triolet", choices=["triolet", "trigon", "triominos", "trio_domino"],
                    help="which game's reader (trigon and the tile games: companion_api/bench/read_others.py)")
     p.add_argument("--frames", type=int, default=170, help="frames per row (rows: easy, normal, hard, held-out, steep)")
-    p.add_argument("--seed", type=int, default=0, help="first seed (rows use seed + row·100000 + i)")
+    p.add_argument("--seed", type=seed_number, default=0, help="first seed (rows use seed + row·100000 + i)")
     p.add_argument("--calibration", nargs="?", const="profile", choices=["profile", "truth"], default=None,
                    help="profile (the default): per scene group, calibrate on one empty-board picture as "
                         "'companion calibrate board' does, then read later pictures of the same camera without "

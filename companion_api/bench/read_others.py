@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from companion_api.bench.table import format_table
+from companion_api.cli.common import seed_number
 
 GAMES = ("trigon", "triominos", "trio_domino")
 #: A tile read with at least this confidence is reported as sure (the Triolet reader's LOW_CONFIDENCE).
@@ -34,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", choices=GAMES, default="trigon")
     p.add_argument("--frames", type=int, default=200, help="frames per game, split over the difficulties")
     p.add_argument("--difficulties", default="easy,normal,hard")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_number, default=0)
 
 
 def _trigon_frame(seed: int, diff: str) -> dict[str, Any]:

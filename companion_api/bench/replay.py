@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..cli.common import CliError
+from ..cli.common import CliError, seed_number
 from .table import format_table
 
 #: Event probabilities of the benchmark videos (more eventful than the renderer's defaults).
@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="which game (default triolet; trigon and the tile games are followed by whole-picture "
                         "reads at rest, with the oracle and reader observers only)")
     p.add_argument("--videos", type=int, default=20, help="how many game videos (default 20)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the first video (default 1)")
+    p.add_argument("--seed", type=seed_number, default=1, help="seed of the first video (default 1)")
     p.add_argument("--observer", default="oracle,locator,reader",
                    help="comma list of: oracle (renderer truth for board and tiles: the tracker logic "
                         "alone), locator (real board locator, tiles from the truth), reader (the real "

@@ -91,10 +91,14 @@ def _writable(path: str) -> Path:
     return p
 
 
-def _read_image(path: Path) -> NDArray[Any] | None:
-    data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    return None if image is None else np.asarray(image)
+def _read_image(path: Path) -> tuple[NDArray[Any] | None, str]:
+    """The picture, or ``None`` and why it cannot be read."""
+    from vision.sources import SourceError, read_image_file
+
+    try:
+        return read_image_file(path), ""
+    except SourceError as exc:
+        return None, str(exc)
 
 
 def _existing_profile(path: Path) -> Profile:
@@ -156,9 +160,9 @@ def run_camera(args: argparse.Namespace) -> int:
     views: list[CharucoView] = []
     unreadable: list[Rejection] = []
     for i, f in enumerate(files):
-        image = _read_image(f)
+        image, why = _read_image(f)
         if image is None:
-            unreadable.append(Rejection(f.name, "unreadable", "not an image OpenCV can read"))
+            unreadable.append(Rejection(f.name, "unreadable", why.removeprefix(f"{f}: ")))
             _progress(f"[{i + 1}/{len(files)}] {f.name}: unreadable")
             continue
         view = detect_charuco(image, f.name)
@@ -211,9 +215,9 @@ def run_board(args: argparse.Namespace) -> int:
         raise CliError(f"{args.game} has no board to calibrate (its tiles lie on the bare table); "
                        f"board calibration is for {', '.join(BOARD_GAMES)}")
     path = existing_file(args.image)
-    image = _read_image(path)
+    image, why = _read_image(path)
     if image is None:
-        raise CliError(f"{args.image}: not an image OpenCV can read")
+        raise CliError(why)
     h, w = image.shape[:2]
     out = _writable(args.out)
     profile = _existing_profile(out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -33,3 +34,14 @@ def existing_file(path: str) -> Path:
     if p.is_dir():
         raise CliError(f"{path}: is a folder, expected a file")
     return p
+
+
+def seed_number(text: str) -> int:
+    """An argparse type: a random seed, a whole number ≥ 0 (the renderer's generators need one)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; seeds are 0 or more")
+    return value

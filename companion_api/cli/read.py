@@ -9,8 +9,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import cv2
-
 from .common import EXIT_NO_BOARD, CliError, emit, existing_file
 
 GAMES = ("triolet", "trigon", "triominos", "trio_domino")
@@ -33,11 +31,27 @@ def register(sub: Any) -> None:
 
 def load_image(path: str) -> Any:
     """The picture as BGR, or a ``CliError`` (exit 2) naming the problem."""
-    p = existing_file(path)
-    image = cv2.imread(str(p), cv2.IMREAD_COLOR)
-    if image is None or image.size == 0:
-        raise CliError(f"{path}: not a readable image")
-    return image
+    from vision.sources import SourceError, read_image_file
+
+    try:
+        return read_image_file(existing_file(path))
+    except SourceError as exc:
+        raise CliError(str(exc)) from None
+
+
+def debug_folder(path: str | None) -> Path | None:
+    """``--debug DIR`` made ready to write into (created if missing), or a ``CliError`` before any
+    work is done."""
+    if not path:
+        return None
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise CliError(f"--debug {path}: is a file, expected a folder")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--debug {path}: cannot create the folder ({exc.strerror or exc})") from None
+    return d
 
 
 #: Readers of the other games: module and its ``read(image, calibration_dict, **opts)`` options
@@ -79,11 +93,13 @@ def run_other(args: argparse.Namespace, image: Any) -> int:
 
 def run(args: argparse.Namespace) -> int:
     image = load_image(args.image)
+    debug_folder(args.debug)
     if args.game != "triolet":
         return run_other(args, image)
+    from calibration.profile import ProfileError, load_profile
+
     calibration = None
     if args.calibration:
-        from calibration.profile import ProfileError, load_profile
 
         existing_file(args.calibration)
         try:
@@ -104,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
     except (ModelMissingError, CnnMissingError) as exc:
         raise CliError(str(exc)) from None
+    except ProfileError as exc:  # a profile that does not fit this picture (its camera's image size)
+        raise CliError(f"{args.calibration}: {exc}") from None
     if args.debug:
         write_debug(reading, args.debug)
     emit(reading.to_json())

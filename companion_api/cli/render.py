@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .common import CliError
+from .common import CliError, seed_number
 
 GAMES = ("triolet", "trigon", "triominos", "trio_domino")
 DIFFICULTIES = ("easy", "normal", "hard", "steep")  # vision.render.difficulty (not imported: slow)
@@ -28,7 +28,7 @@ def _size(text: str) -> tuple[int, int]:
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     """Options shared by ``companion render`` and ``companion bench render``."""
     p.add_argument("--game", required=True, choices=GAMES, help="which game's table to draw")
-    p.add_argument("--seed", type=int, default=0, help="first seed (frame i uses seed+i)")
+    p.add_argument("--seed", type=seed_number, default=0, help="first seed (frame i uses seed+i)")
     p.add_argument("--difficulty", choices=DIFFICULTIES, default="normal", help="ranges of camera, light, jitter")
     p.add_argument("--size", type=_size, default=None,
                    help="picture size WxH (default: 1280x720 or 1920x1080 at random)")

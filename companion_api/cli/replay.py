@@ -54,20 +54,23 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from calibration.profile import ProfileError
     from vision.sources import SourceError, open_source
+
+    from .read import debug_folder
 
     if args.game not in FOLLOWED:
         raise CliError(f"--game {args.game}: replay follows {', '.join(FOLLOWED)} only so far")
+    _check_timing(args)
     header = _header(args)
+    record = _record_path(args.record)
     try:
         frames = open_source(args.video, args.fps)
     except SourceError as exc:
         raise CliError(str(exc)) from None
     undistort, fix = _calibration(args.calibration, args.game)
     tracker = _tracker(args, header, fix)
-    debug = Path(args.debug) if args.debug else None
-    if debug is not None:
-        debug.mkdir(parents=True, exist_ok=True)
+    debug = debug_folder(args.debug)
     manual = _manual_events(args.manual, header)
     total = int(getattr(frames, "frame_count", 0) or 0)
     fps = float(getattr(frames, "fps", 0.0) or 0.0)
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.flush()
     except SourceError as exc:
         raise CliError(str(exc)) from None
+    except ProfileError as exc:  # the profile's camera does not fit these frames
+        raise CliError(f"--calibration {args.calibration}: {exc}") from None
     if count == 0:
         raise CliError(f"{args.video}: holds no frames")
     if not tracker.ever_located:
@@ -104,10 +109,38 @@ def run(args: argparse.Namespace) -> int:
     for event in manual:  # after the last frame
         emit(_manual_line(tracker.submit(event)))
     emit(tracker.summary_json())
-    if args.record:
+    if record is not None:
         events = [e.event for e in tracker.session.entries]
-        Path(args.record).write_text(dump_record(header, events), encoding="utf-8")
+        try:
+            record.write_text(dump_record(header, events), encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"--record {args.record}: cannot write ({exc.strerror or exc})") from None
     return 0
+
+
+#: Sensible ranges of the timing options (a frame folder's rate, seconds a state must hold still).
+FPS_RANGE = (0.5, 1000.0)
+STABLE_RANGE = (0.0, 60.0)
+
+
+def _check_timing(args: argparse.Namespace) -> None:
+    """``--fps`` and ``--stable`` within their ranges (finite numbers), else a ``CliError``."""
+    if args.fps is not None and not FPS_RANGE[0] <= args.fps <= FPS_RANGE[1]:
+        raise CliError(f"--fps {args.fps:g}: give frames per second between {FPS_RANGE[0]:g} and {FPS_RANGE[1]:g}")
+    if not STABLE_RANGE[0] <= args.stable <= STABLE_RANGE[1]:
+        raise CliError(f"--stable {args.stable:g}: give seconds between {STABLE_RANGE[0]:g} and {STABLE_RANGE[1]:g}")
+
+
+def _record_path(path: str | None) -> Path | None:
+    """``--record OUT.jsonl`` checked before the video is followed: a file in an existing folder."""
+    if not path:
+        return None
+    p = Path(path)
+    if p.is_dir():
+        raise CliError(f"--record {path}: is a folder, expected a file to write")
+    if not p.parent.is_dir():
+        raise CliError(f"--record {path}: folder {p.parent} does not exist")
+    return p
 
 
 def _header(args: argparse.Namespace) -> Header:
@@ -211,6 +244,7 @@ def _manual_events(path: str | None, header: Header) -> list[Any]:
     if path is None:
         return []
     from engine.core.errors import EventFormatError
+    from engine.core.record import RecordError, read_record_text
     from engine.core.registry import get_game
 
     game = get_game(header.game)
@@ -218,7 +252,11 @@ def _manual_events(path: str | None, header: Header) -> list[Any]:
     if not p.is_file():
         raise CliError(f"--manual {path}: no such file")
     out = []
-    for n, raw in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        text = read_record_text(p)
+    except (RecordError, OSError) as exc:
+        raise CliError(f"--manual {path}: {exc}") from None
+    for n, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:

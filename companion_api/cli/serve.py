@@ -10,7 +10,7 @@ from typing import Any
 from engine.core import EngineError
 from engine.core.registry import BUILTIN_MODULES, get_game
 
-from .common import CliError
+from .common import CliError, seed_number
 
 
 def register(sub: Any) -> None:
@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
     p.add_argument("--speed", type=float, default=1.0,
                    help="simulated table pace: 1 = real time (sim-lite: a move about every 3 s); "
                    "sim above 2 runs as sim-lite")
-    p.add_argument("--seed", type=int, default=1, help="seed of the simulated table's games")
+    p.add_argument("--seed", type=seed_number, default=1, help="seed of the simulated table's games")
     p.add_argument("--new-game", action="store_true", help="start a new game instead of resuming the last one")
     p.add_argument("--public-url", default=None, help="URL phones use to reach this server (for the QR code)")
     p.set_defaults(func=run)

@@ -7,6 +7,7 @@ their metadata (time stamp, source, confidence).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -28,12 +29,15 @@ class EventMeta:
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> EventMeta:
-        def num(key: str) -> float | None:
+        def num(key: str, lo: float, hi: float) -> float | None:
             v = obj.get(key)
             if v is None:
                 return None
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise EventFormatError(f'"{key}" must be a number, not {v!r}')
+            if not (math.isfinite(v) and lo <= v <= hi):
+                span = f"from {lo:g} to {hi:g}" if math.isfinite(hi) else f"of {lo:g} or more"
+                raise EventFormatError(f'"{key}" is {v}; expected a number {span}')
             return float(v)
 
         source = obj.get("source")
@@ -46,9 +50,9 @@ class EventMeta:
         if evidence is not None and not isinstance(evidence, str | int):
             raise EventFormatError(f'"evidence" must be an id, not {evidence!r}')
         return EventMeta(
-            ts=num("ts"),
+            ts=num("ts", 0.0, math.inf),
             source=source,
-            confidence=num("confidence"),
+            confidence=num("confidence", 0.0, 1.0),
             frame=frame,
             evidence=None if evidence is None else str(evidence),
         )

@@ -109,13 +109,29 @@ def parse_record(lines: Iterable[str]) -> tuple[Record | None, list[RecordProble
     return record, problems
 
 
+#: Largest record file read (bytes): a long game's record is tens of kilobytes.
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+
+
+def read_record_text(path: str | Path) -> str:
+    """The text of a record file; ``RecordError`` for one that is not UTF-8 or is larger than
+    ``MAX_RECORD_BYTES`` (a device or a stray file; never read whole)."""
+    p = Path(path)
+    with p.open("rb") as fh:
+        data = fh.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError([RecordProblem(1, f"larger than {MAX_RECORD_BYTES // (1024 * 1024)} MB: "
+                                            "not a game record")], str(p))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError([RecordProblem(1, f"not UTF-8 text ({exc.reason})")], str(p)) from None
+
+
 def load_record(path: str | Path) -> Record:
     """Read a record file; raise ``RecordError`` naming every bad line."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError([RecordProblem(1, f"not UTF-8 text ({exc.reason})")], str(p)) from None
+    text = read_record_text(p)
     record, problems = parse_record(text.splitlines())
     if problems or record is None:
         raise RecordError(problems, str(p))

@@ -72,9 +72,8 @@ def parse_trigon_event(obj: dict[str, Any], header: Header) -> Event:
     colour = _colour_of(obj, rules, kind)
     seat = rules.variant.owner[colour_index(rules, colour)]
     if "player" in obj:
-        given = check_int(obj["player"], '"player"', lo=0, hi=len(header.players) - 1)
-        if given != seat:
-            raise EventFormatError(f"{colour} is played by player {seat}, not {given} ({rules.variant.id})")
+        # a seat naming a colour it does not play is judged (not_your_turn), not refused as malformed
+        seat = check_int(obj["player"], '"player"', lo=0, hi=len(header.players) - 1)
     if kind == "pass":
         return TrigonPass(player=seat, colour=colour, meta=meta)
     raw = obj.get("cells")

@@ -18,7 +18,7 @@ from typing import Any
 from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
-from engine.core.record import Record, RecordError, RecordLine, RecordProblem
+from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
 
 from .events import TrigonPass, TrigonPlace
 from .notation import canonical_cells, join_move, split_move
@@ -161,11 +161,7 @@ def loads(text: str, source: str = "SGF") -> Record:
 def load(path: str | Path) -> Record:
     """Read a ``.blksgf`` file (the only I/O here; parsing is :func:`loads`)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError([RecordProblem(1, f"not UTF-8 text ({exc.reason})")], str(p)) from None
-    return loads(text, str(p))
+    return loads(read_record_text(p), str(p))
 
 
 def _header(root: SgfNode) -> tuple[Header, Rules]:

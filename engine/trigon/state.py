@@ -95,6 +95,10 @@ class TrigonState(GameState):
     # -- judging ---------------------------------------------------------------------------------
     def check(self, event: Event) -> Verdict:
         event = self._with_colour(event)
+        if isinstance(event, TrigonPlace | TrigonPass):
+            wrong_seat = self._wrong_seat(event)
+            if wrong_seat is not None:
+                return Verdict.illegal(event.player, wrong_seat)
         if isinstance(event, TrigonPlace):
             return self._check_place(event)
         if isinstance(event, TrigonPass):
@@ -145,6 +149,14 @@ class TrigonState(GameState):
             return Verdict(legal=True, player=seat)
         assert mover is not None
         return Verdict.illegal(seat, self._not_your_turn(c, mover))
+
+    def _wrong_seat(self, event: TrigonPlace | TrigonPass) -> Reason | None:
+        """B-V1: the colour named belongs to another seat than the event's player."""
+        seat = self.rules.variant.owner[colour_index(self.rules, event.colour)]
+        if event.player is None or event.player == seat:
+            return None
+        return Reason("B-V1", "not_your_turn",
+                      f"{event.colour} is played by player {seat}, not {event.player} ({self.rules.variant.id})")
 
     def _not_your_turn(self, colour: int, mover: int) -> Reason:
         names = self.rules.variant.colour_names

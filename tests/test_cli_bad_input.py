@@ -45,24 +45,21 @@ def test_truncated_png_is_one_line_exit_2(tmp_path: Path, picture: Path, capfd: 
         assert "cut short" in _one_error_line(capfd)
 
 
-def test_png_claiming_a_huge_size_is_one_line_exit_2(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    """A 100000×100000 header over a few bytes of data: OpenCV refuses it with an exception."""
-    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
-    data = (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", zlib.compress(b"\0" * 64))
-            + _png_chunk(b"IEND", b""))
-    huge = tmp_path / "huge.png"
-    huge.write_bytes(data)
-    assert main(["read", "--game", "triolet", str(huge)]) == 2
-    assert "not a readable image" in _one_error_line(capfd)
+def _png_file(path: Path, side: int, data_bytes: int) -> Path:
+    """A complete PNG file (signature, header, data, end) of ``side``×``side`` RGB pixels whose
+    image data holds only ``data_bytes`` bytes."""
+    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
+                     + _png_chunk(b"IDAT", zlib.compress(b"\0" * data_bytes)) + _png_chunk(b"IEND", b""))
+    return path
 
 
-def test_damaged_png_data_is_one_line_exit_2(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    """A complete PNG file whose image data is short: libpng's complaint becomes part of our line."""
-    header = struct.pack(">IIBBBBB", 64, 64, 8, 2, 0, 0, 0)
-    data = (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", zlib.compress(b"\0" * 10))
-            + _png_chunk(b"IEND", b""))
-    bad = tmp_path / "short_data.png"
-    bad.write_bytes(data)
+@pytest.mark.parametrize(("side", "data_bytes"), [(100_000, 64), (64, 10)])
+def test_png_too_large_or_short_of_data_is_one_line_exit_2(tmp_path: Path, capfd: pytest.CaptureFixture[str],
+                                                           side: int, data_bytes: int) -> None:
+    """A 100000×100000 header (OpenCV refuses it with an exception), and a 64×64 picture whose
+    data is short (libpng complains on stderr): one line of ours either way."""
+    bad = _png_file(tmp_path / "bad.png", side, data_bytes)
     assert main(["read", "--game", "triolet", str(bad)]) == 2
     assert "not a readable image" in _one_error_line(capfd)
 

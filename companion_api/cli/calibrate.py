@@ -22,7 +22,7 @@ from calibration.target import DEFAULT_TARGET, target_image
 from calibration.undistort import Undistorter
 from calibration.views import CharucoView, detect_charuco
 
-from .common import EXIT_NO_BOARD, CliError, emit, existing_file
+from .common import EXIT_NO_BOARD, CliError, emit, existing_file, writable_file
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -82,14 +82,6 @@ def _progress(message: str) -> None:
     sys.stderr.flush()
 
 
-def _writable(path: str) -> Path:
-    p = Path(path)
-    if p.is_dir():
-        raise CliError(f"{path}: is a folder, expected a file to write")
-    if not p.parent.exists():
-        raise CliError(f"{path}: folder {p.parent} does not exist")
-    return p
-
 
 def _read_image(path: Path) -> tuple[NDArray[Any] | None, str]:
     """The picture, or ``None`` and why it cannot be read."""
@@ -113,7 +105,7 @@ def _existing_profile(path: Path) -> Profile:
 # -- board-image ----------------------------------------------------------------------------------
 
 def run_board_image(args: argparse.Namespace) -> int:
-    out = _writable(args.out)
+    out = writable_file(args.out)
     if args.px_per_square < 10 or args.px_per_square > 2000:
         raise CliError(f"--px-per-square must be between 10 and 2000, got {args.px_per_square}")
     image = target_image(args.px_per_square)
@@ -151,7 +143,7 @@ def run_camera(args: argparse.Namespace) -> int:
         raise CliError(f"--min-corners must be at least 6, got {args.min_corners}")
     if not args.max_blur_px > 0:
         raise CliError(f"--max-blur-px must be positive, got {args.max_blur_px}")
-    out = _writable(args.out)
+    out = writable_file(args.out)
     profile = _existing_profile(out)
     files = sorted((f for f in folder.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES and f.is_file()),
                    key=_natural_key)
@@ -219,7 +211,7 @@ def run_board(args: argparse.Namespace) -> int:
     if image is None:
         raise CliError(why)
     h, w = image.shape[:2]
-    out = _writable(args.out)
+    out = writable_file(args.out)
     profile = _existing_profile(out)
     if args.corners is not None:
         points = parse_corners(args.corners)

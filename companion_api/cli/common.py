@@ -36,6 +36,18 @@ def existing_file(path: str) -> Path:
     return p
 
 
+def writable_file(path: str, option: str = "") -> Path:
+    """``path`` if a file can be written there (its folder exists, it is no folder), else a
+    ``CliError`` naming it (after ``option``, e.g. ``--record``): checked before long work."""
+    p = Path(path)
+    name = f"{option} {path}" if option else path
+    if p.is_dir():
+        raise CliError(f"{name}: is a folder, expected a file to write")
+    if not p.parent.is_dir():
+        raise CliError(f"{name}: folder {p.parent} does not exist")
+    return p
+
+
 def seed_number(text: str) -> int:
     """An argparse type: a random seed, a whole number ≥ 0 (the renderer's generators need one)."""
     try:

@@ -17,7 +17,7 @@ from typing import Any
 from engine.core.header import Header
 from engine.core.record import dump_record
 
-from .common import EXIT_NO_BOARD, CliError, emit
+from .common import EXIT_NO_BOARD, CliError, emit, writable_file
 
 GAMES = ("triolet", "trigon", "triominos", "trio_domino")
 #: Triolet is followed square by square (``MoveTracker``); the others by whole-picture reads at rest
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--game {args.game}: replay follows {', '.join(FOLLOWED)} only so far")
     _check_timing(args)
     header = _header(args)
-    record = _record_path(args.record)
+    record = writable_file(args.record, "--record") if args.record else None
     try:
         frames = open_source(args.video, args.fps)
     except SourceError as exc:
@@ -131,16 +131,6 @@ def _check_timing(args: argparse.Namespace) -> None:
         raise CliError(f"--stable {args.stable:g}: give seconds between {STABLE_RANGE[0]:g} and {STABLE_RANGE[1]:g}")
 
 
-def _record_path(path: str | None) -> Path | None:
-    """``--record OUT.jsonl`` checked before the video is followed: a file in an existing folder."""
-    if not path:
-        return None
-    p = Path(path)
-    if p.is_dir():
-        raise CliError(f"--record {path}: is a folder, expected a file to write")
-    if not p.parent.is_dir():
-        raise CliError(f"--record {path}: folder {p.parent} does not exist")
-    return p
 
 
 def _header(args: argparse.Namespace) -> Header:

@@ -120,18 +120,24 @@ def test_calib_locate_hook_uses_reader(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def fake_locate(image: Any, game: str) -> Any:
         calls.append((image.shape, game))
-        if game == "trigon":
+        if image.max() == 0:
             return None
         return types.SimpleNamespace(corners_px=[[900, 600], [100, 620], [110, 90], [880, 80]])
 
     module = types.ModuleType("vision.locate")
     module.locate_board = fake_locate  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "vision.locate", module)
-    corners = locate_board("triolet", np.zeros((720, 1280, 3), np.uint8))
+    corners = locate_board("triolet", np.full((720, 1280, 3), 9, np.uint8))
     assert corners == [(110.0, 90.0), (880.0, 80.0), (900.0, 600.0), (100.0, 620.0)]
     assert calls == [((720, 1280, 3), "triolet")]
     with pytest.raises(NoBoardFound):
-        locate_board("trigon", np.zeros((720, 1280, 3), np.uint8))
+        locate_board("triolet", np.zeros((720, 1280, 3), np.uint8))
+
+
+def test_calib_locate_hook_trigon_uses_the_trigon_reader() -> None:
+    """Trigon boards are found by ``vision.trigon.locate`` (a blank picture holds none)."""
+    with pytest.raises(NoBoardFound):
+        locate_board("trigon", np.full((360, 640, 3), 128, np.uint8))
 
 
 def test_calib_board_colours_through_lens_distortion() -> None:

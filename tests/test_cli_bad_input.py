@@ -150,3 +150,15 @@ def test_calibrate_board_locates_a_trigon_board(tmp_path: Path, capsys: pytest.C
     # the same four points up to the order's start (the renderer and reader name the top edge alike)
     d = min(float(np.max(np.linalg.norm(got - np.roll(hexagon[[0, 1, 3, 4]], k, axis=0), axis=1))) for k in range(4))
     assert d < 0.5 * cell
+
+
+def test_more_tile_shapes_than_a_set_holds_is_no_table_exit_3(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """M-B1 / D-B1: a set holds 56 tiles, so a picture of random noise in which the finder sees 92
+    tile-like shapes shows no table of tiles (it had been read as 93 tiles of confidence ≤ 0.6)."""
+    noise = tmp_path / "noise.png"
+    cv2.imwrite(str(noise), np.random.default_rng(0).integers(0, 256, (720, 1280, 3), dtype=np.uint8))
+    for game in ("triominos", "trio_domino"):
+        assert main(["read", "--game", game, str(noise)]) == 3
+        err = capsys.readouterr().err
+        assert "more than the 56 tiles of a set" in err and err.count("\n") == 1

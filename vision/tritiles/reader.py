@@ -23,7 +23,7 @@ from .detect import FoundTile, find_tiles
 from .finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder
 from .lattice import assemble, clockwise
 from .reading import TileCorner, TileReading, TrianglesReading
-from .tile_set import decode_table
+from .tile_set import decode_table, tile_kinds
 from .values import (
     VALUES_PATH,
     corner_windows,
@@ -132,6 +132,9 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
     found = locate_tiles(img, net)
     if not found:
         raise TilesNotFoundError(f"no {game} tiles found in the picture")
+    if len(found) > len(tile_kinds()):  # M-B1 / D-B1: the set holds 56 tiles
+        raise TilesNotFoundError(f"{len(found)} tile-like shapes, more than the {len(tile_kinds())} tiles of a set: "
+                                 f"no table of {game} tiles in the picture")
     t1 = time.perf_counter()
     by_value_net = VALUES == "net" and bool(VALUES_WEIGHTS or VALUES_PATH.exists())
     if net is not None and by_value_net:  # neither the ink windows nor the edition are needed

@@ -80,6 +80,12 @@ def test_parse_rack() -> None:
     for bad in ("", "3,,5", "16", "1,2,3,4", "x"):
         with pytest.raises(EventFormatError):
             parse_rack(bad)
+    # T-B3: the set holds 2 wilds and one 15; full-width digits are not values; a Triominos hand is named
+    for bad, says in (("W,W,W", "only 2 wilds"), ("15,15", "only 1 tile of value 15"), ("３,5", "not a tile"),
+                      ("0-1-2", "--hand is for Triominos")):
+        with pytest.raises(EventFormatError, match=says):
+            parse_rack(bad)
+    assert parse_rack("W,W,14") == ("W", "W", 14)
 
 
 def test_no_placements_once_the_game_is_over() -> None:

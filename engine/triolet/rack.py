@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.core.errors import EventFormatError
 
-from .tiles import MAX_VALUE, RACK_SIZE, WILD
+from .tiles import MAX_VALUE, RACK_SIZE, VALUE_COUNTS, WILD, WILDS
 
 #: Rack tiles: values 0–15 and ``"W"`` for a wild.
 Rack = tuple[int | str, ...]
@@ -22,14 +22,25 @@ def parse_rack(text: str) -> Rack:
         if p.upper() == WILD:
             rack.append(WILD)
             continue
-        try:
-            value = int(p)
-        except ValueError:
-            raise EventFormatError(f"{p!r} is not a tile: use a value 0 to {MAX_VALUE} or W for a wild") from None
+        if not (p.isascii() and p.lstrip("+-").isdigit()):
+            hint = " (--hand is for Triominos and Trio Domino)" if "-" in p.strip("-") else ""
+            raise EventFormatError(f"{p!r} is not a tile: use a value 0 to {MAX_VALUE} or W for a wild{hint}")
+        value = int(p)
         if not 0 <= value <= MAX_VALUE:
             raise EventFormatError(f"tile value {value} is outside 0 to {MAX_VALUE}")
         rack.append(value)
-    return tuple(rack)
+    return _within_the_set(tuple(rack))
+
+
+def _within_the_set(rack: Rack) -> Rack:
+    """``rack``, if the tile set (T-B3) holds that many of each of its tiles, else ``EventFormatError``."""
+    for t in set(rack):
+        have = WILDS if t == WILD else VALUE_COUNTS[int(t)]
+        if rack.count(t) > have:
+            plural = "" if have == 1 else "s"
+            what = f"wild{plural}" if t == WILD else f"tile{plural} of value {t}"
+            raise EventFormatError(f"the set holds only {have} {what} (T-B3); the rack has {rack.count(t)}")
+    return rack
 
 
 def check_rack(rack: object) -> Rack:
@@ -48,4 +59,4 @@ def check_rack(rack: object) -> Rack:
             raise EventFormatError(f"{t!r} is not a tile: use a value 0 to {MAX_VALUE} or W for a wild")
     if len(out) > RACK_SIZE:
         raise EventFormatError(f"a rack holds at most {RACK_SIZE} tiles, got {len(out)}")
-    return tuple(out)
+    return _within_the_set(tuple(out))

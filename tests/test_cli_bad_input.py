@@ -162,3 +162,14 @@ def test_more_tile_shapes_than_a_set_holds_is_no_table_exit_3(tmp_path: Path,
         assert main(["read", "--game", game, str(noise)]) == 3
         err = capsys.readouterr().err
         assert "more than the 56 tiles of a set" in err and err.count("\n") == 1
+
+
+def test_messages_stay_on_one_printable_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty path is named as such (it had been taken for the current folder); control characters
+    read from a file (a NUL, a line break inside a name) are escaped, never written raw."""
+    assert main(["check", ""]) == 2
+    assert "no file named" in capsys.readouterr().err
+    odd = tmp_path / "odd\nname\x01.jsonl"
+    assert main(["check", str(odd)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x01" not in err and "odd\\nname\\x01" in err

@@ -154,3 +154,14 @@ def test_trio_domino_place_events_need_a_field_number() -> None:
     ev = TrioDominoState.parse_event({"type": "place", "player": 0, "cell": [0, 0], "values": [1, 2, 3],
                                       "field": 0}, h)
     assert ev.to_json() == {"type": "place", "player": 0, "cell": [0, 0], "values": [1, 2, 3], "field": 0}
+
+
+def test_d_p3_unknown_field_message_counts_the_fields() -> None:
+    """A field number beyond the next new one names what exists, in words a player reads."""
+    state = new_state("trio_domino")
+    before_any = state.check(place(state, (0, 0), (5, 5, 5), field=3)).reasons
+    assert [r.code for r in before_any] == ["unknown_field"]
+    assert "no field yet" in before_any[0].message and "0--1" not in before_any[0].message
+    lay(state, HEX1[:2])
+    one = state.check(place(state, (0, 0), (5, 5, 5), field=2)).reasons
+    assert [r.code for r in one] == ["unknown_field"] and "one field, number 0" in one[0].message

@@ -36,6 +36,11 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def printable(text: str) -> str:
+    """``text`` on one line with control characters (a NUL, a newline read from a file) escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="companion", description="Table Companion: reads, referees and scores table games.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -59,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(args.func(args))
     except CliError as exc:
-        sys.stderr.write(f"companion {args.command}: {exc}\n")
+        sys.stderr.write(f"companion {args.command}: {printable(str(exc))}\n")
         return exc.code
     except KeyboardInterrupt:
         sys.stderr.write("companion: interrupted\n")

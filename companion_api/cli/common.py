@@ -28,6 +28,8 @@ def emit(obj: Any) -> None:
 
 def existing_file(path: str) -> Path:
     """``path`` if it names a readable file, else a ``CliError``."""
+    if not path.strip():
+        raise CliError("no file named: give a path")
     p = Path(path)
     if not p.exists():
         raise CliError(f"{path}: no such file")

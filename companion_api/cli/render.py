@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
     p.add_argument("--out", default=None, help="output folder (required unless --bench)")
     p.add_argument("--count", type=int, default=None, help="frames (or videos with --video) to make; default 12")
     p.add_argument("--video", action="store_true", help="render whole simulated games as MP4 videos")
-    p.add_argument("--fps", type=float, default=15.0, help="video frame rate (10-30)")
+    p.add_argument("--fps", type=float, default=15.0, help="video frame rate (1-60, default 15)")
     p.add_argument("--max-events", type=int, default=None, help="cut each video's game after this many events")
     p.add_argument("--players", type=int, default=2, help="players in video games (Trigon: by variant)")
     p.add_argument("--sheet", action="store_true", help="also write a contact sheet render_GAME.png of the frames")

@@ -240,7 +240,7 @@ def _manual_events(path: str | None, header: Header) -> list[Any]:
     game = get_game(header.game)
     p = Path(path)
     if not p.is_file():
-        raise CliError(f"--manual {path}: no such file")
+        raise CliError(f"--manual {path}: {'is a folder, expected a file' if p.is_dir() else 'no such file'}")
     out = []
     try:
         text = read_record_text(p)

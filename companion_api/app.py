@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, Depends, FastAPI, HTTPException, Query, Request
 from fastapi import Header as HeaderParam
+from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -33,6 +34,8 @@ from .store import Store
 from .table import ManualEventError, SourceFactory, Table, header_for
 
 STATIC = Path(__file__).parent / "static"
+#: Largest id or seq a request may name (SQLite's INTEGER).
+MAX_ID = 2**63 - 1
 
 #: Reconnect delay suggested to EventSource clients (ms).
 SSE_RETRY_MS = 2000
@@ -175,11 +178,12 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
 
     @app.get("/api/events/{seq}/evidence", summary="before/after pictures of an event (PNG)",
              responses={200: {"content": {"image/png": {}}}})
-    def evidence(request: Request, table: TableDep, _: Viewer, seq: int,
+    def evidence(request: Request, table: TableDep, _: Viewer,
+                 seq: Annotated[int, PathParam(ge=0, le=MAX_ID, description="the event's seq")],
                  which: Annotated[Literal["both", "before", "after"],
                                   Query(description="both = side by side, before on the left")] = "both",
-                 game: Annotated[int | None, Query(description="a game id from GET /api/games (default: "
-                                                               "the current game)")] = None,
+                 game: Annotated[int | None, Query(ge=0, le=MAX_ID, description="a game id from GET /api/games "
+                                                                              "(default: the current game)")] = None,
                  ) -> Response:
         store: Store = request.app.state.store
         pair = store.evidence(table.game_id if game is None else game, seq)
@@ -250,7 +254,8 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
 
     @app.get("/api/export.jsonl", summary="a game's record (INTERFACES §1): the current one, or ?game=ID")
     def export_jsonl(request: Request, table: TableDep, _: Viewer,
-                     game: Annotated[int | None, Query(description="id from GET /api/games")] = None) -> Response:
+                     game: Annotated[int | None, Query(ge=0, le=MAX_ID, description="id from GET /api/games")] = None,
+                     ) -> Response:
         if game is None or game == table.game_id:
             header, evs = table.export_events()
             text = dump_record(header, evs)

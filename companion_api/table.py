@@ -158,8 +158,9 @@ class Table:
         parse_header(header.to_json())
         with self._cond:
             old = self._game
+            new = self._create(header)  # first: a header the store refuses leaves the current game as it was
             self.store.set_status(old.row.id, "finished" if old.session.outcome() is not None else "abandoned")
-            self._game = self._create(header)
+            self._game = new
             self._generation += 1
             self.latest_frame = None
             self._cond.notify_all()

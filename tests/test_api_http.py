@@ -279,3 +279,23 @@ def test_history_lists_games_and_exports_an_earlier_one(client: TestClient) -> N
     assert len(client.get("/api/export.jsonl", headers=view(client)).text.splitlines()) == 3
     assert client.get("/api/export.jsonl", params={"game": 999}, headers=view(client)).status_code == 404
     assert client.get("/api/games").status_code == 401
+
+
+def test_a_refused_new_game_leaves_the_current_one_playing(client: TestClient) -> None:
+    """A header the store cannot keep (a lone surrogate in a name is not UTF-8) is refused with 422,
+    and the game being played is not marked abandoned by the attempt."""
+    place(client, 0, "C3", 7)
+    current = client.get("/api/game", headers=view(client)).json()["id"]
+    body = '{"players": ["Ana", "\\ud800"]}'
+    r = client.post("/api/games", content=body, headers={**write(client), "Content-Type": "application/json"})
+    assert r.status_code == 422 and "detail" in r.json()
+    listed = client.get("/api/games", headers=view(client)).json()["games"]
+    assert [(g["id"], g["status"], g["current"]) for g in listed] == [(current, "playing", True)]
+
+
+@pytest.mark.parametrize("path", ["/api/events/99999999999999999999999/evidence",
+                                  "/api/events/1/evidence?game=99999999999999999999999",
+                                  "/api/export.jsonl?game=99999999999999999999999"])
+def test_ids_beyond_the_store_are_a_422_not_a_crash(client: TestClient, path: str) -> None:
+    r = client.get(path, headers=view(client))
+    assert r.status_code == 422 and "detail" in r.json()

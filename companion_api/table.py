@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.core import EngineError, Entry, Event, EventFormatError, GameState, Header, Session, get_game
+from engine.core import EngineError, Entry, Event, EventFormatError, GameState, Header, Session
 from engine.core.record import parse_event_line, parse_header
 
 from .events_bus import EventBus, Message
@@ -154,11 +154,9 @@ class Table:
 
         The sources restart on the new game; a source built for another game id may not fit it.
         """
-        get_game(header.game)
-        parse_header(header.to_json())
         with self._cond:
             old = self._game
-            new = self._create(header)  # first: a header the store refuses leaves the current game as it was
+            new = self._create(header)  # first: a header refused (rules, store) leaves the current game as it was
             self.store.set_status(old.row.id, "finished" if old.session.outcome() is not None else "abandoned")
             self._game = new
             self._generation += 1

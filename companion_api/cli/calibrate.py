@@ -82,7 +82,6 @@ def _progress(message: str) -> None:
     sys.stderr.flush()
 
 
-
 def _read_image(path: Path) -> tuple[NDArray[Any] | None, str]:
     """The picture, or ``None`` and why it cannot be read."""
     from vision.sources import SourceError, read_image_file

@@ -103,9 +103,10 @@ def run(args: argparse.Namespace) -> int:
         existing_file(args.calibration)
         try:
             calibration = load_profile(Path(args.calibration))
-        except (ProfileError, ValueError, OSError) as exc:
-            text = str(exc)  # a profile error already names its file
-            raise CliError(text if text.startswith(args.calibration) else f"{args.calibration}: {text}") from None
+        except ProfileError as exc:  # names its file
+            raise CliError(str(exc)) from None
+        except (ValueError, OSError) as exc:
+            raise CliError(f"{args.calibration}: {exc}") from None
         if calibration.board is None:
             raise CliError(f"{args.calibration}: the profile holds no board corners "
                            "(run: companion calibrate board)")

@@ -131,8 +131,6 @@ def _check_timing(args: argparse.Namespace) -> None:
         raise CliError(f"--stable {args.stable:g}: give seconds between {STABLE_RANGE[0]:g} and {STABLE_RANGE[1]:g}")
 
 
-
-
 def _header(args: argparse.Namespace) -> Header:
     """The game's header from the options, checked by the engine (player count, variant)."""
     from engine.core.errors import EventFormatError

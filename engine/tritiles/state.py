@@ -225,11 +225,9 @@ class TileGameState(GameState):
         if not self.NEW_FIELDS:
             return Reason(self.RULE_MATCH, "one_field", "Triominos is played on one field (field 0)")
         if fld > count:
-            have = ("no field yet" if count == 0 else "one field, number 0" if count == 1
-                    else f"{count} fields, numbered 0-{count - 1}")
-            return Reason(self.RULE_NEW_FIELD, "unknown_field",
-                          f"there is {have}; a new field takes number {count}" if count <= 1
-                          else f"there are {have}; a new field takes number {count}")
+            fields = ("there is no field yet", "there is one field, number 0")[count] if count <= 1 \
+                else f"there are {count} fields, numbered 0-{count - 1}"
+            return Reason(self.RULE_NEW_FIELD, "unknown_field", f"{fields}; a new field takes number {count}")
         return Reason(self.RULE_NEW_FIELD, "new_field_needs_hexagon",
                       "a new field may be opened only by the player who has just closed a hexagon, "
                       "as their very next tile")

@@ -281,7 +281,9 @@ def _enforce_runs(choices: list[SquareChoice]) -> None:
             if _legal_line([choices[j].cls for j in run]):
                 continue
             crossing = [_crossing(choices, values, j, not horizontal) for j in run]
-            found = _reread(choices, run, crossing) or _reread(choices, run, None)
+            found = _reread(choices, run, crossing)
+            if found is None and any(c is not None for c in crossing):  # else the same search again
+                found = _reread(choices, run, None)
             if found is None:
                 for j in run:
                     choices[j].confidence *= ILLEGAL_RUN_FACTOR

@@ -115,17 +115,31 @@ def save_profile(path: str | Path, profile: Profile) -> None:
     Path(path).write_text(text + "\n", encoding="utf-8")
 
 
-def load_profile(path: str | Path) -> Profile:
-    """Read and validate a profile; ``ProfileError`` names the file and the field on bad input."""
+#: Largest profile file read (bytes): a profile with a board's colour samples is tens of kilobytes.
+MAX_PROFILE_BYTES = 8 * 1024 * 1024
+
+
+def read_profile_text(path: str | Path) -> str:
+    """A profile file's text (at most ``MAX_PROFILE_BYTES``); ``ProfileError`` naming the file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as fh:
+            data = fh.read(MAX_PROFILE_BYTES + 1)
+        if len(data) > MAX_PROFILE_BYTES:
+            raise ProfileError(f"{p}: larger than {MAX_PROFILE_BYTES // (1024 * 1024)} MB, not a profile")
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise ProfileError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ProfileError(f"{p}: is a folder, expected a profile file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ProfileError(f"{p}: cannot read: {exc}") from None
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and validate a profile; ``ProfileError`` names the file and the field on bad input."""
+    p = Path(path)
+    text = read_profile_text(p)
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -173,3 +173,18 @@ def test_messages_stay_on_one_printable_line(tmp_path: Path, capsys: pytest.Capt
     assert main(["check", str(odd)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "\x01" not in err and "odd\\nname\\x01" in err
+
+
+@pytest.mark.parametrize("game", ["triolet", "trigon"])
+def test_profile_larger_than_any_profile_is_refused_unread(tmp_path: Path, picture: Path, game: str,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A profile is read only up to ``MAX_PROFILE_BYTES`` (as records are: /dev/full had exhausted memory)."""
+    import calibration.profile as profile_module
+
+    big = tmp_path / "big.json"
+    big.write_text('{"version": 1}' + " " * 5000)
+    monkeypatch.setattr(profile_module, "MAX_PROFILE_BYTES", 4096)
+    assert main(["read", "--game", game, "--calibration", str(big), str(picture)]) == 2
+    err = capsys.readouterr().err
+    assert "larger than" in err and err.count("\n") == 1

@@ -86,6 +86,11 @@ def test_parse_rack() -> None:
         with pytest.raises(EventFormatError, match=says):
             parse_rack(bad)
     assert parse_rack("W,W,14") == ("W", "W", 14)
+    for bad in ("+-3", "-+3", "--3"):  # signs int() refuses are named, never a bare ValueError
+        with pytest.raises(EventFormatError, match="not a tile"):
+            parse_rack(bad)
+    with pytest.raises(EventFormatError, match="outside 0 to 15"):
+        parse_rack("-1")
 
 
 def test_no_placements_once_the_game_is_over() -> None:

@@ -75,9 +75,13 @@ def run_other(args: argparse.Namespace, image: Any) -> int:
     calibration = None
     if args.calibration:
         path = existing_file(args.calibration)
+        from calibration.profile import ProfileError, read_profile_text
+
         try:
-            calibration = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            calibration = json.loads(read_profile_text(path))
+        except ProfileError as exc:  # names its file
+            raise CliError(str(exc)) from None
+        except ValueError as exc:
             raise CliError(f"{args.calibration}: not a readable profile ({exc})") from None
         if not isinstance(calibration, dict):
             raise CliError(f"{args.calibration}: a profile is a JSON object")

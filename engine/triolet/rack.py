@@ -22,11 +22,14 @@ def parse_rack(text: str) -> Rack:
         if p.upper() == WILD:
             rack.append(WILD)
             continue
-        if not (p.isascii() and p.lstrip("+-").isdigit()):
-            hint = " (--hand is for Triominos and Trio Domino)" if "-" in p.strip("-") else ""
+        if not (p.isascii() and p.removeprefix("+").isdigit()):
+            if p.isascii() and p.removeprefix("-").isdigit():
+                raise EventFormatError(f"tile value {p} is outside 0 to {MAX_VALUE}")
+            triple = p.count("-") == 2 and all(part.isdigit() for part in p.split("-"))
+            hint = " (--hand is for Triominos and Trio Domino)" if triple else ""
             raise EventFormatError(f"{p!r} is not a tile: use a value 0 to {MAX_VALUE} or W for a wild{hint}")
         value = int(p)
-        if not 0 <= value <= MAX_VALUE:
+        if value > MAX_VALUE:
             raise EventFormatError(f"tile value {value} is outside 0 to {MAX_VALUE}")
         rack.append(value)
     return _within_the_set(tuple(rack))

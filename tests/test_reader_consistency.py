@@ -115,6 +115,29 @@ def test_reader_consistency_covered_square_is_mended_first_t_p4() -> None:
     assert len(got[index("I10")].candidates) == 3  # the reported candidates stay the top three
 
 
+def test_reader_consistency_sure_reading_under_a_hand_is_kept_t_p4() -> None:
+    """L12–N12 as in dev frame 10,801,124: a hand lies over the grid lines of all three; L12's
+    4 is in view and read surely, M12 and N12 (truly 2 and 9) are under the fingers. 4 + 0 + 6
+    breaks T-P4 (a trio totals 15). With every covered square doubted alike, the likeliest
+    legal re-read made the clear 4 a wild; a sure reading under a hand is doubted less, so the
+    unsure squares beside it are re-read instead."""
+    probs = board(L11=[(6, 0.963), (8, 0.02), (0, 0.009), (9, 0.006), (5, 0.002)],
+                  N11=[(2, 1.0)], M13=[(12, 1.0)],
+                  L12=[(4, 0.9995), (WILD, 0.0005)],
+                  M12=[(0, 0.335), (6, 0.237), (8, 0.095), (4, 0.053), (5, 0.051), (2, 0.03)],
+                  N12=[(6, 0.294), (9, 0.233), (0, 0.215), (5, 0.158), (8, 0.058)])
+    covered = np.zeros(225, bool)
+    for s in ("L12", "M12", "N12", "O12"):
+        covered[index(s)] = True
+    got = decide(probs, covered)
+    assert got[index("L12")].cls == 4
+    assert got[index("L12")].rules == []
+    trio = [got[index(s)].cls for s in ("L12", "M12", "N12")]
+    assert WILD not in trio and sum(trio) == 15  # legal (T-P4), mended under the fingers
+    assert "T-P4" in got[index("M12")].rules or "T-P4" in got[index("N12")].rules
+    assert got[index("M12")].cls + 12 <= 15  # the column M12–M13 stays legal too
+
+
 def test_reader_consistency_covered_squares_keep_legal_readings() -> None:
     """A covered square in a legal run keeps its reading; only its confidence reflects the doubt."""
     probs = board(H8=[(7, 0.9), (1, 0.1)], I8=[(8, 0.95), (3, 0.05)])

@@ -308,3 +308,31 @@ def test_reader_locate_board_like_ring_frame_of_the_squares_colour() -> None:
     assert board_like_ring(cells, 3, 3) > 0.9  # by colour the frame passes for playing squares
     assert board_like_ring(cells, 3, 3, lines) < 0.1  # ... but no lines cross it
     assert board_like_ring(cells, 4, 3, lines) > 0.2  # one row down: the row above has lines
+
+
+@pytest.mark.parametrize("seed", [10_800_738, 10_850_095])
+def test_reader_locate_window_placed_far_off_the_board_moves_back(seed: int) -> None:
+    """(10,800,738 normal, 10,850,095 hard) the board's lattice grew on part of the board only
+    and its 15×15 window was placed 7 or 8 squares off, half on the table: 72–75 % of the grid
+    lines found, and the pattern search reached only 4 squares. A registration with under 90 % of its
+    lines found is searched 8 squares each way, and moved when the board explains the lines as
+    well there (``_far_shift``)."""
+    fr = _pool_frame(seed, "normal" if seed == 10_800_738 else "hard")
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_far_shift_that_loses_lines_is_refused() -> None:
+    """(10,850,480 hard, blurred, a small board) the board found where it is explains 59 % of the
+    grid lines (blur); 8 squares off, half on the grey table, the pattern looked clearer (0.51) but
+    explained fewer lines (56 %): the far shift is refused and the board stays where it is."""
+    fr = _pool_frame(10_850_480, "hard")
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_shift_wins_by_a_smaller_margin() -> None:
+    """(10,800,787) a hand over a burgundy board's lower half: the grid registered three rows up,
+    its top rows off the picture, scored 0.51 (pattern − ring) and the board's own place 0.62. A
+    shift now has to win by 0.10, not 0.15 (``SHIFT_MARGIN``; 2,000 normal, 500 hard and 500
+    steep dev frames: none lost)."""
+    fr = _pool_frame(10_800_787)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)

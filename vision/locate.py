@@ -64,8 +64,11 @@ PLANE_ROUNDS = 3  # reweighting rounds of that fit
 PLANE_BELOW = 0.5  # ... fitted only where no window's pattern is this clear against the median
 PATTERN_CAP = 0.4  # pattern score counting fully (1) in a candidate's quality
 LINE_WEIGHT = 2.0  # a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
-SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it
-SHIFT_MARGIN = 0.15  # a shift must beat the registration found by this much (pattern − ring)
+SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it ...
+WIDE_SHIFT_REACH = 8  # ... or this far when its grid lines are found on less than ...
+WIDE_SHIFT_BELOW = 0.9  # ... this share (a window partly off the board: a lattice grown on part of it)
+WIDE_SHIFT_LINE_LOSS = 0.0  # share of grid lines a shift that far may explain fewer of
+SHIFT_MARGIN = 0.10  # a shift must beat the registration found by this much (pattern − ring)
 RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
 RING_NEAR = 8.0  # L*a*b* distance under which a square has the board's base colour
 LINE_SHIFT_GAIN = 0.1  # a shift explaining this much more of the grid lines replaces the registration ...
@@ -1100,8 +1103,13 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     pattern (T-B2, ``_pattern_shift``), unless the shifted grid explains fewer grid lines than
     ``share`` by more than ``SHIFT_LINE_LOSS`` (a hand or an arm over the special squares can fake
     a better pattern one square off; the board's outer lines cannot be faked that way), or by more
-    than ``FRAMED_LINE_LOSS`` for a shift that frames the board clearly better; also the pattern
-    score of the result."""
+    than ``FRAMED_LINE_LOSS`` for a shift that frames the board clearly better; a registration
+    with less than ``WIDE_SHIFT_BELOW`` of its grid lines found may first move further
+    (``_far_shift``). Also the pattern score of the result."""
+    if share < WIDE_SHIFT_BELOW:
+        far = _far_shift(image, gray, h_units, share)
+        if far is not None:
+            return far
     (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units)
     if (dx, dy) == (0, 0):
         if LINE_SHIFT_GAIN > 0 and near:
@@ -1115,6 +1123,19 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     if share_shifted >= share - allowed:
         return shifted, prem
     return h_units, prem_here
+
+
+def _far_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float] | None:
+    """The registration moved by more than ``SHIFT_REACH`` and up to ``WIDE_SHIFT_REACH`` whole
+    squares, with its pattern score, when the special squares stand out best there and the moved
+    grid explains as many grid lines (``WIDE_SHIFT_LINE_LOSS``: a lattice grown on part of the board, under a hand
+    or glare, and its window placed on the table beside it); else ``None``."""
+    (dx, dy), prem, _, _, _ = _pattern_shift(image, h_units, WIDE_SHIFT_REACH)
+    if max(abs(dx), abs(dy)) <= SHIFT_REACH:
+        return None
+    shifted = _shifted(h_units, dx, dy)
+    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
+    return (shifted, prem) if share_shifted >= share - WIDE_SHIFT_LINE_LOSS else None
 
 
 def _line_shift(gray: U8, h_units: F64, share: float, prem_here: float,
@@ -1138,23 +1159,23 @@ def _shifted(h_units: F64, dx: int, dy: int) -> F64:
     return np.asarray(h_units @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64), np.float64)
 
 
-def _pattern_shift(image: Image, h_units: F64
+def _pattern_shift(image: Image, h_units: F64, reach: int = SHIFT_REACH
                    ) -> tuple[tuple[int, int], float, float, float, list[tuple[int, int, float]]]:
-    """The whole-square shift (within ``SHIFT_REACH``) under which the special squares stand out
+    """The whole-square shift (within ``reach``) under which the special squares stand out
     clearly best and the squares just outside the grid do not look like the board's own (a board
     has its frame there; a grid registered a few squares off has playing squares), ``(0, 0)``
     unless it beats no shift by ``SHIFT_MARGIN`` (shifts compared by ``pattern_scores``' choice
     score); its pattern score, the unshifted one, how much less the squares around the grid
     look like playing squares after the shift than before, and the other shifts whose choice score
     is within ``LINE_SHIFT_PATTERN_LOSS`` of no shift's, best first, with their pattern scores."""
-    m = SHIFT_REACH + 1  # one more square each way for the ring outside the window
+    m = reach + 1  # one more square each way for the ring outside the window
     rect = rectify(image, h_units, 16, m)
     sums = squares_lab_sums(rect, 16)
     cells = cell_colours(rect, 16, sums)  # (15 + 2m)² squares
     lines = square_lines(rect, 16, cells, sums) if RING_LINES else None
-    scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [SHIFT_REACH + dy, SHIFT_REACH + dx]
-    pick = {(dx, dy): float(choice[SHIFT_REACH + dy, SHIFT_REACH + dx])
-            for dy in range(-SHIFT_REACH, SHIFT_REACH + 1) for dx in range(-SHIFT_REACH, SHIFT_REACH + 1)}
+    scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [reach + dy, reach + dx]
+    pick = {(dx, dy): float(choice[reach + dy, reach + dx])
+            for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)}
     ring_here = board_like_ring(cells, m, m, lines)
     here = pick[(0, 0)] - RING_WEIGHT * ring_here
     best, best_merit, best_ring = (0, 0), here + SHIFT_MARGIN, ring_here
@@ -1167,8 +1188,8 @@ def _pattern_shift(image: Image, h_units: F64
         if merit >= best_merit and (dx, dy) != (0, 0):
             best, best_merit, best_ring = (dx, dy), merit, ring
     dx, dy = best
-    near = [(sx, sy, float(scores[SHIFT_REACH + sy, SHIFT_REACH + sx]))
+    near = [(sx, sy, float(scores[reach + sy, reach + sx]))
             for (sx, sy), p in ranked
             if (sx, sy) != (0, 0) and p >= pick[(0, 0)] - LINE_SHIFT_PATTERN_LOSS]
-    return (best, float(scores[SHIFT_REACH + dy, SHIFT_REACH + dx]), float(scores[SHIFT_REACH, SHIFT_REACH]),
+    return (best, float(scores[reach + dy, reach + dx]), float(scores[reach, reach]),
             ring_here - best_ring, near)

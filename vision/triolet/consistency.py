@@ -17,9 +17,9 @@
   board's edge. No tile is ever added this way (a tile under an unseen hand, or a player's
   illegal placement, would be invented over).
 - A covered square (a hand over its grid lines: ``decide(…, covered)``) may show only part of its
-  marks, so its reading is mixed with "any value" (``COVERED_DOUBT``) and every value is an option
-  when its run is re-read: a run broken by a misread under a finger is mended there, not by
-  changing a clear square beside it.
+  marks, so its reading is mixed with "any value" (``COVERED_DOUBT``; less, ``SURE_COVERED_DOUBT``,
+  when the reading is sure all the same) and every value is an option when its run is re-read: a
+  run broken by a misread under a finger is mended there, not by changing a clear square beside it.
 
 Works on class probabilities (16 values, wild, empty) per square; returns the chosen class, a
 confidence and the top candidates of every square.
@@ -55,6 +55,11 @@ EMPTY_OPTION_ABOVE = 0.05
 LONGEST_REREAD = 5
 #: Share of "any value" mixed into a covered square's tile probabilities (0: read like the others).
 COVERED_DOUBT = 0.5
+#: ... and into one whose reading is this sure of one tile class all the same (its marks are in
+#: view: on 2,000 dev frames, 179 such squares in view, none misread) ...
+SURE_UNDER_HAND = 0.99
+#: ... which is doubted this much only, so that its run is mended at the unsure squares beside it.
+SURE_COVERED_DOUBT = 0.25
 #: Most candidate combinations tried for one run; beyond, covered squares offer only ``TOP_K``.
 MAX_COMBOS = 3000
 #: Largest cost (−log probability that all its tiles are phantoms) of reading a cut-off group of
@@ -142,7 +147,8 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None,
     hidden = np.zeros(n, bool) if covered is None else np.asarray(covered, bool).reshape(n)
     covered_here = hidden & (COVERED_DOUBT > 0)
     q_all = _tile_probs(probs)
-    q_all[covered_here] = np.asarray((1.0 - COVERED_DOUBT) * q_all[covered_here] + COVERED_DOUBT / EMPTY, np.float32)
+    doubt = np.where(q_all.max(axis=1) >= SURE_UNDER_HAND, SURE_COVERED_DOUBT, COVERED_DOUBT)[covered_here, None]
+    q_all[covered_here] = np.asarray((1.0 - doubt) * q_all[covered_here] + doubt / EMPTY, np.float32)
     top = np.argsort(-q_all, axis=1)[:, :TOP_K]
     p_occupied = (1.0 - probs[:, EMPTY]).tolist()
     choices: list[SquareChoice] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
@@ -34,8 +35,11 @@ class Typeface:
     underline_69: bool = False
 
 
-_DEJAVU = "/usr/share/fonts/truetype/dejavu/"
-_LIBERATION = "/usr/share/fonts/truetype/liberation/"
+#: The outline typefaces' files, in the repository (digits-only subsets of DejaVu and Liberation,
+#: ``make_typefaces.py``): the same seed renders the same picture whatever fonts a machine has.
+TYPEFACE_DIR = Path(__file__).resolve().parent / "typefaces"
+_DEJAVU = f"{TYPEFACE_DIR}/"
+_LIBERATION = f"{TYPEFACE_DIR}/"
 
 _FIRST_TYPEFACES = [
     Typeface("hershey_simplex", "hershey", face=0, weight=0.11),

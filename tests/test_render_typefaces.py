@@ -1,0 +1,55 @@
+"""The renderer's outline typefaces come with the repository (``vision/render/typefaces``), so a
+seed renders the same picture on every machine, and a held-out typeface is really drawn."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.render import random_frame
+from vision.render.fonts import _ttf_text, resolved_typeface
+from vision.render.make_typefaces import SYSTEM
+from vision.render.styles import TYPEFACE_DIR, TYPEFACES
+from vision.triolet.holdout import HELD_OUT, held_out_pool
+
+OUTLINE = [t for t in TYPEFACES.values() if t.kind == "ttf" and t.path]
+
+
+def test_every_outline_typeface_is_in_the_repository_and_drawn() -> None:
+    assert len(OUTLINE) == 11
+    for tf in OUTLINE:
+        assert Path(tf.path).parent == TYPEFACE_DIR and Path(tf.path).is_file()
+        assert resolved_typeface(tf.name) == tf.name  # no fallback to a stroke or Hershey face
+    assert (TYPEFACE_DIR / "LICENSE-DejaVu.txt").is_file() and (TYPEFACE_DIR / "LICENSE-Liberation.txt").is_file()
+
+
+def test_subset_digits_draw_as_the_full_fonts() -> None:
+    """Where the machine has the fonts the subsets were made from, every value and count draws
+    pixel for pixel the same."""
+    compared = 0
+    for tf in OUTLINE:
+        name = Path(tf.path).name
+        system = Path(SYSTEM["Liberation" if name.startswith("Liberation") else "DejaVu"]) / name
+        if not system.is_file():
+            continue
+        full = replace(tf, path=str(system))
+        for value in range(16):
+            a, b = _ttf_text(str(value), tf), _ttf_text(str(value), full)
+            assert a is not None and b is not None
+            assert a.shape == b.shape and np.array_equal(a, b), (tf.name, value)
+        compared += 1
+    if not compared:
+        pytest.skip("none of the source fonts is installed on this machine (Debian: fonts-dejavu, fonts-liberation)")
+
+
+def test_held_out_typeface_is_drawn_in_held_out_frames() -> None:
+    """The benchmark's held-out row draws its held-out face, not a training face standing in for
+    it (without the fonts in the repository, a machine lacking Liberation drew it as Hershey
+    triplex, a training face)."""
+    (face,) = HELD_OUT["typefaces"]
+    fr = random_frame("triolet", 900_123, "normal", pool=held_out_pool(), size=(640, 360))
+    assert fr.labels["style"]["typeface"] == face
+    assert fr.labels["style"]["typeface_drawn"] == face

@@ -188,3 +188,19 @@ def test_profile_larger_than_any_profile_is_refused_unread(tmp_path: Path, pictu
     assert main(["read", "--game", game, "--calibration", str(big), str(picture)]) == 2
     err = capsys.readouterr().err
     assert "larger than" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("argv", "choices"), [
+    ([], ["check", "read", "replay", "serve", "bench"]),
+    (["bench"], ["engine", "read", "replay", "serve", "render"]),
+    (["calibrate"], ["board-image", "camera", "board"]),
+])
+def test_missing_command_is_one_line_exit_2(argv: list[str], choices: list[str],
+                                            capfd: pytest.CaptureFixture[str]) -> None:
+    """A command (a benchmark, what to calibrate) left out is bad usage: exit 2 and one line on
+    stderr naming the choices; the help goes to stdout for a person at the terminal."""
+    assert main(argv) == 2
+    out, err = capfd.readouterr()
+    assert len(err.strip().splitlines()) == 1, err
+    assert "is required" in err and all(c in err for c in choices)
+    assert "usage:" in out

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .common import CliError
+from .common import CliError, missing_subcommand
 
 #: Subcommand modules, in the order ``companion --help`` lists them. Each defines
 #: ``register(subparsers)`` which adds its parser and sets ``func`` (returning an exit code).
@@ -59,8 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+        err = missing_subcommand(parser, "a command")
+        sys.stderr.write(f"companion: {printable(str(err))}\n")
+        return err.code
     try:
         code = int(args.func(args))
     except CliError as exc:

@@ -6,8 +6,11 @@ Each target lives in ``companion_api.bench.<target>`` and defines ``add_argument
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from typing import Any
+
+from .common import missing_subcommand
 
 #: Benchmark targets and what they measure.
 TARGETS = {
@@ -33,3 +36,8 @@ def register(sub: Any) -> None:
         tp = targets.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(tp)
         tp.set_defaults(func=module.run)
+
+    def no_target(_args: argparse.Namespace) -> int:
+        raise missing_subcommand(p, "a benchmark")
+
+    p.set_defaults(func=no_target)

@@ -22,7 +22,7 @@ from calibration.target import DEFAULT_TARGET, target_image
 from calibration.undistort import Undistorter
 from calibration.views import CharucoView, detect_charuco
 
-from .common import EXIT_NO_BOARD, CliError, emit, existing_file, writable_file
+from .common import EXIT_NO_BOARD, CliError, emit, existing_file, missing_subcommand, writable_file
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -71,8 +71,7 @@ def register(sub: Any) -> None:
     b.set_defaults(func=run_board)
 
     def _no_what(_args: argparse.Namespace) -> int:
-        p.print_help(sys.stderr)
-        return 2
+        raise missing_subcommand(p, "a target")
 
     p.set_defaults(func=_no_what)
 

@@ -21,6 +21,17 @@ class CliError(Exception):
         self.code = code
 
 
+def missing_subcommand(parser: argparse.ArgumentParser, what: str) -> CliError:
+    """Print ``parser``'s help on stdout and return the one-line error for a missing ``what``
+    (a command, a benchmark…), naming the choices; exit 2 (INTERFACES: bad usage)."""
+    parser.print_help(sys.stdout)
+    choices: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            choices = list(action.choices)
+    return CliError(f"{what} is required: {', '.join(choices)} (see: {parser.prog} --help)")
+
+
 def emit(obj: Any) -> None:
     """Print one JSON object on its own line."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(", ", ": ")) + "\n")

@@ -1128,8 +1128,8 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
 def _far_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float] | None:
     """The registration moved by more than ``SHIFT_REACH`` and up to ``WIDE_SHIFT_REACH`` whole
     squares, with its pattern score, when the special squares stand out best there and the moved
-    grid explains as many grid lines (``WIDE_SHIFT_LINE_LOSS``: a lattice grown on part of the board, under a hand
-    or glare, and its window placed on the table beside it); else ``None``."""
+    grid explains as many grid lines (``WIDE_SHIFT_LINE_LOSS``); else ``None``. The case: a lattice
+    grown on part of the board (under a hand, glare) whose window was placed on the table beside it."""
     (dx, dy), prem, _, _, _ = _pattern_shift(image, h_units, WIDE_SHIFT_REACH)
     if max(abs(dx), abs(dy)) <= SHIFT_REACH:
         return None

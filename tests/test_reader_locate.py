@@ -337,3 +337,11 @@ def test_reader_locate_shift_wins_by_a_smaller_margin() -> None:
     steep dev frames: none lost)."""
     fr = _pool_frame(10_800_787)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_far_shifted_candidate_ranks_by_the_lines_it_found() -> None:
+    """(11,810,445) an arm over a sky-blue board on green felt: the first lattice's window sat 8
+    columns off (53 % of the lines) and the far shift put it right (97 %), but the candidate was
+    still ranked by the 53 % and lost to a grid 7 squares off, half on the felt (66 %)."""
+    fr = _pool_frame(11_810_445)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)

@@ -976,7 +976,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     scored: list[tuple[float, F64, float, float]] = []
     for _pattern, h_lat, wide in lattice_fits(small, cell_maps(gray_small)):
         h1, share1, _, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2)
-        h1, prem1 = _checked_shift(image, gray, h1, share1)
+        h1, prem1, share1 = _checked_shift(image, gray, h1, share1)
         # a lattice wider than the board ranks behind any candidate as good, and never ends the search
         quality = _quality(share1, prem1, h1, w, h) + (0.0 if wide else 0.25)
         scored.append((quality, h1, share1, prem1))
@@ -1010,7 +1010,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
             continue
         tried.append(corners)
         h1, share1, _, _ = refine_with_grid_lines(gray, units_to_image(corners), rounds=2)
-        h1, prem1 = _checked_shift(image, gray, h1, share1)
+        h1, prem1, share1 = _checked_shift(image, gray, h1, share1)
         quality = _quality(share1, prem1, h1, w, h) + 0.25 * min(1.0, fit.score)
         scored.append((quality, h1, share1, prem1))
         if (share1 > 0.9 and prem1 > 0.55) or len(tried) >= 4:
@@ -1024,7 +1024,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         if bent is not None:
             h_ref = bent.h_units
             lens = Lens(bent.k, ((w - 1) / 2.0, (h - 1) / 2.0), float(max(w, h)))
-    h_ref, prem = _checked_shift(image, gray, h_ref, share)
+    h_ref, prem, share = _checked_shift(image, gray, h_ref, share)
     conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
     t3 = time.perf_counter()
     enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
@@ -1098,14 +1098,15 @@ def _permute_mesh(mesh: F64, m: F64) -> F64:
     return np.asarray(mesh[old[:, 1], old[:, 0]].reshape(SIZE + 1, SIZE + 1, 2), np.float64)
 
 
-def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float]:
+def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float, float]:
     """Correct a registration off by up to ``SHIFT_REACH`` whole squares by the special-square
     pattern (T-B2, ``_pattern_shift``), unless the shifted grid explains fewer grid lines than
     ``share`` by more than ``SHIFT_LINE_LOSS`` (a hand or an arm over the special squares can fake
     a better pattern one square off; the board's outer lines cannot be faked that way), or by more
     than ``FRAMED_LINE_LOSS`` for a shift that frames the board clearly better; a registration
     with less than ``WIDE_SHIFT_BELOW`` of its grid lines found may first move further
-    (``_far_shift``). Also the pattern score of the result."""
+    (``_far_shift``). Also the pattern score of the result, and its share of grid lines found
+    (``share`` unless it moved that far: its candidate ranks by the lines of the board it found)."""
     if share < WIDE_SHIFT_BELOW:
         far = _far_shift(image, gray, h_units, share)
         if far is not None:
@@ -1113,29 +1114,30 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units)
     if (dx, dy) == (0, 0):
         if LINE_SHIFT_GAIN > 0 and near:
-            return _line_shift(gray, h_units, share, prem_here, near)
-        return h_units, prem_here
+            return (*_line_shift(gray, h_units, share, prem_here, near), share)
+        return h_units, prem_here, share
     shifted = _shifted(h_units, dx, dy)
     _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
     allowed = SHIFT_LINE_LOSS
     if framed >= FRAMED_GAIN and prem - prem_here >= FRAMED_PATTERN_GAIN:
         allowed = FRAMED_LINE_LOSS
     if share_shifted >= share - allowed:
-        return shifted, prem
-    return h_units, prem_here
+        return shifted, prem, share
+    return h_units, prem_here, share
 
 
-def _far_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float] | None:
+def _far_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float, float] | None:
     """The registration moved by more than ``SHIFT_REACH`` and up to ``WIDE_SHIFT_REACH`` whole
-    squares, with its pattern score, when the special squares stand out best there and the moved
-    grid explains as many grid lines (``WIDE_SHIFT_LINE_LOSS``); else ``None``. The case: a lattice
-    grown on part of the board (under a hand, glare) whose window was placed on the table beside it."""
+    squares, with its pattern score and share of grid lines found, when the special squares stand
+    out best there and the moved grid explains as many grid lines (``WIDE_SHIFT_LINE_LOSS``); else
+    ``None``. The case: a lattice grown on part of the board (under a hand, glare) whose window was
+    placed on the table beside it."""
     (dx, dy), prem, _, _, _ = _pattern_shift(image, h_units, WIDE_SHIFT_REACH)
     if max(abs(dx), abs(dy)) <= SHIFT_REACH:
         return None
     shifted = _shifted(h_units, dx, dy)
     _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
-    return (shifted, prem) if share_shifted >= share - WIDE_SHIFT_LINE_LOSS else None
+    return (shifted, prem, share_shifted) if share_shifted >= share - WIDE_SHIFT_LINE_LOSS else None
 
 
 def _line_shift(gray: U8, h_units: F64, share: float, prem_here: float,

@@ -38,8 +38,7 @@ class Typeface:
 #: The outline typefaces' files, in the repository (digits-only subsets of DejaVu and Liberation,
 #: ``make_typefaces.py``): the same seed renders the same picture whatever fonts a machine has.
 TYPEFACE_DIR = Path(__file__).resolve().parent / "typefaces"
-_DEJAVU = f"{TYPEFACE_DIR}/"
-_LIBERATION = f"{TYPEFACE_DIR}/"
+_FONTS = f"{TYPEFACE_DIR}/"
 
 _FIRST_TYPEFACES = [
     Typeface("hershey_simplex", "hershey", face=0, weight=0.11),
@@ -54,24 +53,24 @@ _FIRST_TYPEFACES = [
     Typeface("rounded_bold", "stroke", variant="rounded", weight=0.22, aspect=1.15, underline_69=True),
     Typeface("condensed", "stroke", variant="condensed", weight=0.12, aspect=0.75),
     Typeface("slanted", "stroke", variant="geometric", weight=0.13, slant=0.18),
-    Typeface("ttf_dejavu_sans_bold", "ttf", path=_DEJAVU + "DejaVuSans-Bold.ttf", fallback="rounded"),
-    Typeface("ttf_liberation_sans_bold", "ttf", path=_LIBERATION + "LiberationSans-Bold.ttf", fallback="geometric"),
-    Typeface("ttf_liberation_serif_bold", "ttf", path=_LIBERATION + "LiberationSerif-Bold.ttf",
+    Typeface("ttf_dejavu_sans_bold", "ttf", path=_FONTS + "DejaVuSans-Bold.ttf", fallback="rounded"),
+    Typeface("ttf_liberation_sans_bold", "ttf", path=_FONTS + "LiberationSans-Bold.ttf", fallback="geometric"),
+    Typeface("ttf_liberation_serif_bold", "ttf", path=_FONTS + "LiberationSerif-Bold.ttf",
              fallback="hershey_triplex"),
-    Typeface("ttf_dejavu_condensed_bold", "ttf", path=_DEJAVU + "DejaVuSansCondensed-Bold.ttf", fallback="condensed"),
-    Typeface("ttf_liberation_narrow", "ttf", path=_LIBERATION + "LiberationSansNarrow-Regular.ttf",
+    Typeface("ttf_dejavu_condensed_bold", "ttf", path=_FONTS + "DejaVuSansCondensed-Bold.ttf", fallback="condensed"),
+    Typeface("ttf_liberation_narrow", "ttf", path=_FONTS + "LiberationSansNarrow-Regular.ttf",
              fallback="condensed"),
     Typeface("pil_builtin", "ttf", path="", fallback="geometric_light"),
 ]
 #: serif, monospaced and oblique outline faces, added for the Triolet reader's variety
 _LATER_TYPEFACES = [
-    Typeface("ttf_dejavu_serif_bold", "ttf", path=_DEJAVU + "DejaVuSerif-Bold.ttf", fallback="hershey_triplex"),
-    Typeface("ttf_dejavu_serif", "ttf", path=_DEJAVU + "DejaVuSerif.ttf", fallback="hershey_complex"),
-    Typeface("ttf_dejavu_serif_condensed", "ttf", path=_DEJAVU + "DejaVuSerifCondensed.ttf",
+    Typeface("ttf_dejavu_serif_bold", "ttf", path=_FONTS + "DejaVuSerif-Bold.ttf", fallback="hershey_triplex"),
+    Typeface("ttf_dejavu_serif", "ttf", path=_FONTS + "DejaVuSerif.ttf", fallback="hershey_complex"),
+    Typeface("ttf_dejavu_serif_condensed", "ttf", path=_FONTS + "DejaVuSerifCondensed.ttf",
              fallback="hershey_complex"),
-    Typeface("ttf_liberation_mono_bold", "ttf", path=_LIBERATION + "LiberationMono-Bold.ttf", fallback="geometric"),
-    Typeface("ttf_dejavu_sans_mono", "ttf", path=_DEJAVU + "DejaVuSansMono.ttf", fallback="geometric_light"),
-    Typeface("ttf_dejavu_sans_bold_oblique", "ttf", path=_DEJAVU + "DejaVuSans-BoldOblique.ttf", fallback="slanted"),
+    Typeface("ttf_liberation_mono_bold", "ttf", path=_FONTS + "LiberationMono-Bold.ttf", fallback="geometric"),
+    Typeface("ttf_dejavu_sans_mono", "ttf", path=_FONTS + "DejaVuSansMono.ttf", fallback="geometric_light"),
+    Typeface("ttf_dejavu_sans_bold_oblique", "ttf", path=_FONTS + "DejaVuSans-BoldOblique.ttf", fallback="slanted"),
 ]
 TYPEFACES: dict[str, Typeface] = {t.name: t for t in _FIRST_TYPEFACES + _LATER_TYPEFACES}
 

@@ -132,8 +132,9 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
     found = locate_tiles(img, net)
     if not found:
         raise TilesNotFoundError(f"no {game} tiles found in the picture")
-    if len(found) > len(tile_kinds()):  # M-B1 / D-B1: the set holds 56 tiles
-        raise TilesNotFoundError(f"{len(found)} tile-like shapes, more than the {len(tile_kinds())} tiles of a set: "
+    set_size = len(tile_kinds())  # M-B1 / D-B1: the set holds 56 tiles
+    if len(found) > set_size:
+        raise TilesNotFoundError(f"{len(found)} tile-like shapes, more than the {set_size} tiles of a set: "
                                  f"no table of {game} tiles in the picture")
     t1 = time.perf_counter()
     by_value_net = VALUES == "net" and bool(VALUES_WEIGHTS or VALUES_PATH.exists())

@@ -66,6 +66,21 @@ def test_reader_evaluate_hidden_value_not_scored_but_not_guessed() -> None:
     assert seen.squares == 225 and not seen.perfect and seen.errors == [("A1", 5, 6, 0.4)]
 
 
+def test_reader_evaluate_misread_whose_marks_in_view_match_is_named_unreadable() -> None:
+    """A1 (a 5) shows in view only what a 6 or a 3 would show there (``marks_confusable``): read 6
+    it is still an error, but named unreadable; read 8 it is an error like any other."""
+    labels = _labels(a1_marks=0.7)
+    labels["cells"][0]["marks_confusable"] = ["6", "3"]
+    fs = score_frame(_reading(6, 7, a1_confidence=0.4), labels)
+    assert not fs.perfect and fs.errors == [("A1", 5, 6, 0.4)]
+    assert fs.unreadable == {"A1"} and fs.spoilt_only_where_unreadable
+    other = score_frame(_reading(8, 7, a1_confidence=0.4), labels)
+    assert other.unreadable == set() and not other.spoilt_only_where_unreadable
+    both = score_frame(_reading(6, 8, a1_confidence=0.4), labels)  # C1 misread too: not only A1
+    assert both.unreadable == {"A1"} and not both.spoilt_only_where_unreadable
+    assert not score_frame(_reading(5, 7), labels).spoilt_only_where_unreadable  # perfect
+
+
 def test_reader_evaluate_tied_first_corner_either_way() -> None:
     """A board turned 45°: two corners are as near the image's top-left, so either may come first
     (INTERFACES §3). A reader that began at the other one is located, and its squares are compared

@@ -18,7 +18,6 @@ from vision.render.hands import HandSpec
 from vision.render.sampling import random_camera, random_look
 from vision.render.styles import StylePool
 from vision.render.triolet import (
-    INK_GRID,
     TilePlacement,
     TrioletScene,
     _marks_visible,
@@ -27,6 +26,7 @@ from vision.render.triolet import (
     tile_corners_mm,
 )
 from vision.render.triolet_board import TRIPLE, parse_square, rotate_square, square_name
+from vision.render.triolet_legibility import INK_GRID
 from vision.render.triolet_random import random_triolet_frame, random_triolet_scene
 from vision.render.triolet_tiles import TILE_COUNTS, face_ink
 from vision.sim.triolet_position import _block_ok, _runs_ok, random_position

@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.locate import BoardNotLocatedError
     from vision.render import random_frame
+    from vision.triolet.classifier import WILD
     from vision.triolet.evaluate import CAUSES, score_frame
     from vision.triolet.reader import read_triolet
 
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         diff, pool = row_style(row)
         located = squares = correct = perfect = errors = flagged = skipped = strict = guesses = 0
         causes: Counter[str] = Counter()
-        clear = clear_perfect = 0
+        clear = clear_perfect = unreadable_only = 0
         walls: list[float] = []
         cpus: list[float] = []
         stage_ms: dict[str, list[float]] = {k: [] for k in STAGES}
@@ -213,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
             guesses += len(fs.guesses)
             if fs.cause:
                 causes[fs.cause] += 1
+            unreadable_only += int(fs.spoilt_only_where_unreadable)
             if not fs.hand_over_board:
                 clear += 1
                 clear_perfect += int(fs.perfect)
@@ -221,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
             if args.errors:
                 for sq, t, g, conf in fs.errors:
                     hand = " (under a hand)" if sq in fs.under_hand else ""
+                    if sq in fs.unreadable:
+                        hand = f"{hand} (its marks in view are a {'wild' if g == WILD else g}'s too)"
                     print(f"{row} seed {seed} {sq}: truth {t} read {g} conf {conf:.2f}{hand}", file=sys.stderr)
                 for sq, t, g, conf in fs.guesses:
                     print(f"{row} seed {seed} {sq}: truth {t} read {g} conf {conf:.2f} (hidden: a silent guess)",
@@ -230,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
                           file=sys.stderr)
         stages.append([row, len(stage_ms["total"]),
                        *(float(np.median(stage_ms[k])) if stage_ms[k] else "-" for k in STAGES)])
-        why.append([row, n - perfect, *(causes[c] for c in CAUSES),
+        why.append([row, n - perfect, *(causes[c] for c in CAUSES), unreadable_only,
                     f"{100.0 * clear_perfect / clear:.2f} ({clear})" if clear else "-"])
         table.append([
             row, n if not skipped else f"{n} (+{skipped} skipped)", 100.0 * located / n,
@@ -245,7 +249,8 @@ def run(args: argparse.Namespace) -> int:
         table,
         title=f"companion bench read --game triolet ({w}x{h}, one core{', true corners' if args.calibration else ''})"))
     print()
-    print(format_table(["row", "imperfect", *CAUSES, "perfect % no hand over board (frames)"], why,
+    print(format_table(["row", "imperfect", *CAUSES, "only unreadable tiles misread",
+                        "perfect % no hand over board (frames)"], why,
                        title="boards not read perfectly, by first cause (vision/triolet/evaluate.py CAUSES)"))
     print()
     print(format_table(["row", "boards found", *(f"{k} ms" for k in STAGES)], stages,

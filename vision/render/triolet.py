@@ -19,7 +19,8 @@ from .stage import Stage, texture_to_world
 from .styles import BOARD_SCHEMES, TILE_FINISHES, bgr
 from .table import ClutterItem
 from .triolet_board import board_outer_mm, board_texture, parse_square, rotate_square, square_name
-from .triolet_tiles import face_ink, tile_face
+from .triolet_legibility import confusable_values, face_marks, face_seen
+from .triolet_tiles import tile_face
 
 F64 = NDArray[np.float64]
 U8 = NDArray[np.uint8]
@@ -240,27 +241,14 @@ def _visible_fraction(poly_px: F64, occ: U8) -> float:
     return float(vis.sum()) / area
 
 
-#: Side, px, of the upright face on which a tile's printed marks are sampled for ``marks_visible``.
-INK_GRID = 48
-
-
 def _marks_visible(ink: U8, corners_mm: F64, z_mm: float, camera: CameraSpec, occ: U8) -> float:
-    """Share of a tile's printed marks (``ink``: its upright face's ink mask; ``corners_mm``: the
-    tile's corners in printed order, at height ``z_mm``) that no occluder covers in the picture."""
-    ys, xs = np.nonzero(ink)
-    if not len(xs):
+    """Share of a tile's printed marks (``ink``: its upright face's ink mask, ``INK_GRID`` px;
+    ``corners_mm``: the tile's corners in printed order, at height ``z_mm``) that no occluder
+    covers in the picture."""
+    printed = np.asarray(ink) > 0
+    if not printed.any():
         return 1.0
-    n = ink.shape[0]
-    u, v = (xs + 0.5) / n, (ys + 0.5) / n
-    c = np.asarray(corners_mm, np.float64)
-    pts = c[0] + u[:, None] * (c[1] - c[0]) + v[:, None] * (c[2] - c[1])
-    px = camera.project(np.concatenate([pts, np.full((len(pts), 1), z_mm)], axis=1))
-    xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
-    h, w = occ.shape
-    inside = (xi >= 0) & (yi >= 0) & (xi < w) & (yi < h)
-    seen = np.zeros(len(xi), bool)
-    seen[inside] = occ[yi[inside], xi[inside]] == 0
-    return float(seen.mean())
+    return float(face_seen(corners_mm, z_mm, camera, occ, printed.shape[0])[printed].mean())
 
 
 def triolet_labels(scene: TrioletScene, camera: CameraSpec, look: LookSpec, occ: U8, typeface: str
@@ -286,15 +274,21 @@ def triolet_labels(scene: TrioletScene, camera: CameraSpec, look: LookSpec, occ:
         px = camera.project(top)
         centre = camera.project(np.array([[*tc.mean(axis=0), -scene.tile_height_mm]]))[0]
         vis = _visible_fraction(px, occ)
-        ink = face_ink(None if t.wild else t.value, typeface, INK_GRID, scene.numeral_scale, scene.star_outline)
-        marks = _marks_visible(ink, tc, -scene.tile_height_mm, camera, occ) if vis < 1.0 else 1.0
+        marks, confusable = 1.0, []
+        if vis < 1.0:  # what of its marks is in view, and which other values those marks could be
+            face = None if t.wild else t.value
+            seen = face_seen(tc, -scene.tile_height_mm, camera, occ)
+            ink = face_marks(typeface, scene.numeral_scale, scene.star_outline)[face].ink
+            marks = float(seen[ink].mean()) if ink.any() else 1.0
+            confusable = ["wild" if v is None else str(v) for v in
+                          confusable_values(face, typeface, scene.numeral_scale, scene.star_outline, seen)]
         in_image = bool(0 <= centre[0] < w and 0 <= centre[1] < h)
         cells.append({
             "square": t.square, "value": t.value, "wild": t.wild, "square_view": square_name(cv, rv),
             "rotation": (t.rotation % 4) * 90, "rotation_view": ((t.rotation - k) % 4) * 90,
             "askew_deg": round(t.askew_deg, 3), "offset": [round(t.offset[0], 4), round(t.offset[1], 4)],
             "corners_px": r2(px), "center_px": r2(centre), "visible": round(vis, 4),
-            "marks_visible": round(marks, 4), "in_image": in_image,
+            "marks_visible": round(marks, 4), "marks_confusable": confusable, "in_image": in_image,
         })
         if in_image:  # what a reader can be asked for: tiles whose centre is in the picture
             view_cells.append({"square": square_name(cv, rv), "value": None if t.wild else t.value,

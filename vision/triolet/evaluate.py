@@ -5,6 +5,11 @@ accuracy: a tile less than half in view, or whose printed marks (numeral, count 
 the label ``marks_visible``) are less than half in view, and an empty square whose centre is
 under an occluder. Their value is not in the picture, so they may not be guessed silently either:
 one listed as a tile it is not, with a confidence of ``LOW_CONFIDENCE`` or more, spoils the board.
+
+A tile in view may still show only marks another value shows as well (a 13 whose "3" a finger
+covers: the label ``marks_confusable``, ``vision.render.triolet_legibility``). It is scored all the
+same; ``FrameScore.unreadable`` names the misreads of that kind, so that a benchmark can say how
+many boards only those spoil.
 """
 
 from __future__ import annotations
@@ -68,6 +73,17 @@ def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = N
     return out, hidden, marks_only
 
 
+def confusable_squares(labels: dict[str, Any]) -> dict[str, set[int]]:
+    """Square name (view) → the classes (0–15, 16 wild) whose marks a tile there shows in view as
+    well as its own (the renderer's ``marks_confusable``); tiles with none are left out."""
+    out: dict[str, set[int]] = {}
+    for c in labels["cells"]:
+        names = c.get("marks_confusable") or []
+        if names:
+            out[c["square_view"]] = {WILD if v == "wild" else int(v) for v in names}
+    return out
+
+
 @dataclass
 class FrameScore:
     """How one reading compares with the truth."""
@@ -86,6 +102,8 @@ class FrameScore:
     """Misread tiles at least half in view whose printed marks are not (left out of ``errors``)."""
     hand_over_board: bool = False
     """Some occluder (a hand, an arm) lies over the playing area in the picture."""
+    unreadable: set[str] = field(default_factory=set)
+    """Misread squares whose tile shows in view only marks the value read shows as well."""
 
     @property
     def perfect(self) -> bool:
@@ -97,6 +115,12 @@ class FrameScore:
         """Located, and every square in view read right, tiles whose printed marks a hand covers
         included (the benchmark's definition up to stop 15)."""
         return self.located and self.correct == self.squares and not self.marks_hidden_errors
+
+    @property
+    def spoilt_only_where_unreadable(self) -> bool:
+        """Not perfect, but only through misreads of tiles whose marks in view are the reading's too."""
+        return (self.located and not self.perfect and not self.guesses
+                and all(sq in self.unreadable for sq, *_ in self.errors))
 
     @property
     def cause(self) -> str | None:
@@ -188,6 +212,8 @@ def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
             fs.correct += 1
         else:
             fs.errors.append((name, t, g, conf))
+    confusable = confusable_squares(labels)
+    fs.unreadable = {sq for sq, _, g, _ in fs.errors if g in confusable.get(sq, ())}
     if occluders is not None and fs.errors:
         h = units_to_image(truth_c)
         fs.under_hand = {sq for sq, *_ in fs.errors if _middle_covered(h, occluders, sq) >= UNDER_HAND}

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from reader_helpers import TEST_SEEDS, frame, square_pitch_px
 
-from vision.locate import BoardNotLocatedError, _ridges, _typical_size, locate_board
+from vision.locate import BoardNotLocatedError, _ridges, _typical_size, locate_board, pattern_in_view, units_to_image
 from vision.render import random_frame
 from vision.render.frame import RenderedFrame
 from vision.triolet.holdout import held_out_pool, training_pool
@@ -345,3 +345,41 @@ def test_reader_locate_far_shifted_candidate_ranks_by_the_lines_it_found() -> No
     still ranked by the 53 % and lost to a grid 7 squares off, half on the felt (66 %)."""
     fr = _pool_frame(11_810_445)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+
+
+def test_reader_locate_special_squares_under_an_arm_are_judged_in_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(11,800,304) an arm across a grey board: the grid is found where it is, 81 % of its lines,
+    but over all 225 squares its special squares stand out by 0.06 only (the dark arm lies over
+    special and plain squares alike). Over the squares in view they stand out by 0.81
+    (``pattern_in_view``); without that the board was refused."""
+    fr = _pool_frame(11_800_304)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+    truth = units_to_image(np.asarray(fr.labels["board"]["corners_px_view"], np.float64))
+    assert pattern_in_view(fr.image, truth) > 0.6
+    assert pattern_in_view(fr.image, truth @ np.array([[1.0, 0, 1], [0, 1, 0], [0, 0, 1]])) < 0.1  # a column off
+    monkeypatch.setattr("vision.locate.IN_VIEW_MIN_PATTERN", 0.0)
+    with pytest.raises(BoardNotLocatedError):
+        locate_board(fr.image)
+
+
+@pytest.mark.parametrize(("game", "seed"), [("trigon", 12_500_084), ("trio_domino", 12_500_051),
+                                            ("trio_domino", 12_500_080)])
+def test_reader_locate_grid_with_no_pattern_in_view_is_no_board(game: str, seed: int,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pictures with no Triolet board (a Trigon board; Trio Domino tiles on a blue check cloth)
+    whose lines make a 15×15 grid with a weak special-square pattern by chance (0.07–0.17): among
+    the squares in view the pattern is no clearer (0.04–0.11), so no board is reported. Without
+    the check (``IN_VIEW_MIN_PATTERN`` 0) each was taken for a board."""
+    image = random_frame(game, seed, "normal", size=(1280, 720)).image
+    with pytest.raises(BoardNotLocatedError):
+        locate_board(image)
+    monkeypatch.setattr("vision.locate.IN_VIEW_MIN_PATTERN", 0.0)
+    assert locate_board(image).corners_px
+
+
+def test_reader_locate_grid_across_the_horizon_is_no_board() -> None:
+    """(Triominos 12,500,056) a lattice fitted on the table crossed the horizon: its corners came
+    out at 10⁵⁵ px and the locator failed an assertion. It is refused as no board in view."""
+    image = random_frame("triominos", 12_500_056, "normal", size=(1280, 720)).image
+    with pytest.raises(BoardNotLocatedError, match="not a board in view"):
+        locate_board(image)

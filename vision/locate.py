@@ -58,6 +58,19 @@ MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
 MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
 ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
 CLEAR_PATTERN_SCORE = 0.5
+#: A grid whose special squares stand out less than this over the whole board is taken only when
+#: the special squares in view stand out at least ``IN_VIEW_MIN_PATTERN`` (``pattern_in_view``): an
+#: arm across the board lies over special and plain squares alike and hides their contrast, but
+#: among the squares in view it shows again; a check tablecloth, a notepad or another game's board
+#: whose lines make a 15×15 grid with a weak pattern by chance has none there (0: no such check).
+WEAK_PATTERN = 0.2
+IN_VIEW_MIN_PATTERN = 0.2
+#: ... where a square is in view unless two of its sides show less grid line than this share of
+#: the board's median side (the reader's ``OBSCURED_LINES``).
+IN_VIEW_FAINT = 0.15
+#: A grid whose corners lie farther than this many picture sizes from the picture's middle is no
+#: board in view (a lattice fitted across the horizon).
+FAR_OFF_PICTURE = 3.0
 KIND_WEIGHT = 0.5  # weight of the kinds' colour spread against the special-square pattern
 PLANE_BASE = True  # special squares also scored against a plane fitted to the plain ones (a light gradient)
 PLANE_ROUNDS = 3  # reweighting rounds of that fit
@@ -1028,10 +1041,19 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
     t3 = time.perf_counter()
     enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
+    if enough_lines and prem < WEAK_PATTERN and IN_VIEW_MIN_PATTERN > 0:
+        in_view = pattern_in_view(image, h_ref)  # as _checked_shift above: the lens bends little
+        if in_view < IN_VIEW_MIN_PATTERN:
+            raise BoardNotLocatedError("no board visible in the picture (a 15×15 grid, but its special squares "
+                                       "do not stand out where it is in view)")
+        prem = max(prem, in_view)
+        conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
     if not enough_lines or prem < MIN_PATTERN_SCORE:
         raise BoardNotLocatedError("no board visible in the picture (no 15×15 grid with its special squares)")
     unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
     raw = apply_h(h_ref, unit) if lens is None else lens.distort(apply_h(h_ref, unit))
+    if not _seen_in_front(h_ref, raw, w, h):
+        raise BoardNotLocatedError("no board visible in the picture (the grid found is not a board in view)")
     if not USE_MESH:
         mesh = None
     if mesh is not None:
@@ -1048,6 +1070,39 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     grid = None if mesh is None else _permute_mesh(mesh, perm)
     timings = {"candidates": (t1 - t0) * 1e3, "grid_search": (t2 - t1) * 1e3, "refine": (t3 - t2) * 1e3}
     return BoardLocation(tuple((float(x), float(y)) for x, y in corners_img), h_final, conf, timings, grid, lens)
+
+
+def _seen_in_front(h_units: F64, corners_px: F64, width: int, height: int) -> bool:
+    """Whether a grid's playing area lies wholly in front of the camera (its four corners on one
+    side of the horizon: a grid that crosses it is no flat board) with finite corners near the
+    picture (within ``FAR_OFF_PICTURE`` picture sizes)."""
+    unit = np.array([[0, 0, 1], [SIZE, 0, 1], [SIZE, SIZE, 1], [0, SIZE, 1]], float)
+    depth = (np.asarray(h_units, np.float64) @ unit.T)[2]
+    if not (np.all(depth > 0) or np.all(depth < 0)):
+        return False
+    reach = FAR_OFF_PICTURE * max(width, height)
+    return bool(np.all(np.isfinite(corners_px)) and np.all(np.abs(corners_px - (width / 2, height / 2)) < reach))
+
+
+def pattern_in_view(image: Image, h_units: F64) -> float:
+    """The special-square pattern score (``premium_pattern_scores``' contrast, base: the plain
+    squares' median colour) over the squares in view only: those with fewer than two sides whose
+    grid line is fainter than ``IN_VIEW_FAINT`` of the board's median side (a hand or an arm hides
+    the others); 0 when fewer than a third of the special or plain squares are in view."""
+    rect = rectify(image, h_units, 16, 0)
+    sums = squares_lab_sums(rect, 16)
+    cells = cell_colours(rect, 16, sums)
+    sides = square_sides(rect, 16, cells, sums)
+    med = float(np.nanmedian(sides))
+    faint = np.nan_to_num(sides, nan=np.inf) < IN_VIEW_FAINT * med
+    seen = (faint.sum(axis=2) < 2).ravel()
+    special, plain = PREMIUM.ravel() & seen, ~PREMIUM.ravel() & seen
+    if special.sum() < PREMIUM.sum() / 3 or plain.sum() < (~PREMIUM).sum() / 3:
+        return 0.0
+    colour = cells.reshape(-1, 3).astype(np.float64)
+    d = np.linalg.norm(colour - np.median(colour[plain], axis=0), axis=1)
+    p, q = float(np.median(d[special])), float(np.median(d[plain]))
+    return (p - q) / (p + q + 10.0)
 
 
 def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -> float:

@@ -363,13 +363,15 @@ def test_reader_locate_special_squares_under_an_arm_are_judged_in_view(monkeypat
 
 
 @pytest.mark.parametrize(("game", "seed"), [("trigon", 12_500_084), ("trio_domino", 12_500_051),
-                                            ("trio_domino", 12_500_080)])
+                                            ("trio_domino", 12_500_080), ("trigon", 12_600_139),
+                                            ("trio_domino", 12_600_148)])
 def test_reader_locate_grid_with_no_pattern_in_view_is_no_board(game: str, seed: int,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pictures with no Triolet board (a Trigon board; Trio Domino tiles on a blue check cloth)
-    whose lines make a 15×15 grid with a weak special-square pattern by chance (0.07–0.17): among
-    the squares in view the pattern is no clearer (0.04–0.11), so no board is reported. Without
-    the check (``IN_VIEW_MIN_PATTERN`` 0) each was taken for a board."""
+    """Pictures with no Triolet board (Trigon boards; Trio Domino tiles on a blue check cloth)
+    whose lines make a 15×15 grid: the first three with a weak special-square pattern by chance
+    (0.07–0.17), no clearer among the squares in view (0.04–0.11); the last two with a clear one
+    (0.75, 0.69) made by what hides the lines, and none in view (−0.01, −0.18). No board is
+    reported. Without the check (``IN_VIEW_MIN_PATTERN`` 0) each was taken for a board."""
     image = random_frame(game, seed, "normal", size=(1280, 720)).image
     with pytest.raises(BoardNotLocatedError):
         locate_board(image)

@@ -20,13 +20,12 @@ from vision.render.styles import StylePool
 from vision.render.triolet import (
     TilePlacement,
     TrioletScene,
-    _marks_visible,
     playing_corners_mm,
     render_triolet,
     tile_corners_mm,
 )
 from vision.render.triolet_board import TRIPLE, parse_square, rotate_square, square_name
-from vision.render.triolet_legibility import INK_GRID
+from vision.render.triolet_legibility import INK_GRID, face_seen
 from vision.render.triolet_random import random_triolet_frame, random_triolet_scene
 from vision.render.triolet_tiles import TILE_COUNTS, face_ink
 from vision.sim.triolet_position import _block_ok, _runs_ok, random_position
@@ -138,10 +137,11 @@ def test_render_triolet_marks_visible_is_the_share_of_printed_ink_in_view() -> N
     occ[:, round(cells["H8"]["center_px"][0]):] = 255
     left_share = float((np.nonzero(ink)[1] < INK_GRID / 2).mean())
     assert 0.2 < left_share < 0.5  # "11" is symmetric, the count digit "3" sits lower right
-    got = _marks_visible(ink, corners, -scene.tile_height_mm, cam, occ)
+    printed = ink > 0
+    got = float(face_seen(corners, -scene.tile_height_mm, cam, occ)[printed].mean())
     assert abs(got - left_share) < 0.06
     occ[:] = 255
-    assert _marks_visible(ink, corners, -scene.tile_height_mm, cam, occ) == 0.0
+    assert not face_seen(corners, -scene.tile_height_mm, cam, occ)[printed].any()
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -62,7 +62,8 @@ CLEAR_PATTERN_SCORE = 0.5
 #: the special squares in view stand out at least ``IN_VIEW_MIN_PATTERN`` (``pattern_in_view``): an
 #: arm across the board lies over special and plain squares alike and hides their contrast, but
 #: among the squares in view it shows again; a check tablecloth, a notepad or another game's board
-#: whose lines make a 15×15 grid with a weak pattern by chance has none there (0: no such check).
+#: whose lines make a 15×15 grid with a weak pattern by chance has none there (0: no check in
+#: view at all, ``IN_VIEW_FLOOR`` included).
 WEAK_PATTERN = 0.2
 IN_VIEW_MIN_PATTERN = 0.2
 #: However clear the pattern over the whole board, the special squares in view must stand out at
@@ -70,8 +71,8 @@ IN_VIEW_MIN_PATTERN = 0.2
 #: the coloured pieces of another game) is no board's (the least on boards found right among
 #: 1,924 dev frames: 0.12).
 IN_VIEW_FLOOR = 0.05
-#: ... where a square is in view unless two of its sides show less grid line than this share of
-#: the board's median side (the reader's ``OBSCURED_LINES``).
+#: A square is in view for ``pattern_in_view`` unless two of its sides show less grid line than
+#: this share of the board's median side (the reader's ``OBSCURED_LINES``).
 IN_VIEW_FAINT = 0.15
 #: A grid whose corners lie farther than this many picture sizes from the picture's middle is no
 #: board in view (a lattice fitted across the horizon).

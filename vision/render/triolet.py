@@ -241,16 +241,6 @@ def _visible_fraction(poly_px: F64, occ: U8) -> float:
     return float(vis.sum()) / area
 
 
-def _marks_visible(ink: U8, corners_mm: F64, z_mm: float, camera: CameraSpec, occ: U8) -> float:
-    """Share of a tile's printed marks (``ink``: its upright face's ink mask, ``INK_GRID`` px;
-    ``corners_mm``: the tile's corners in printed order, at height ``z_mm``) that no occluder
-    covers in the picture."""
-    printed = np.asarray(ink) > 0
-    if not printed.any():
-        return 1.0
-    return float(face_seen(corners_mm, z_mm, camera, occ, printed.shape[0])[printed].mean())
-
-
 def triolet_labels(scene: TrioletScene, camera: CameraSpec, look: LookSpec, occ: U8, typeface: str
                    ) -> dict[str, Any]:
     """Exact truth for a rendered Triolet frame (format in docs/RENDERER.md)."""

@@ -71,8 +71,9 @@ IN_VIEW_MIN_PATTERN = 0.2
 #: the coloured pieces of another game) is no board's (the least on boards found right among
 #: 1,924 dev frames: 0.12).
 IN_VIEW_FLOOR = 0.05
-#: A square is in view for ``pattern_in_view`` unless two of its sides show less grid line than
-#: this share of the board's median side (the reader's ``OBSCURED_LINES``).
+#: A square's side showing less grid line than this share of the board's median side is hidden
+#: (``side_line_shares``): a square with two such sides is not in view for ``pattern_in_view``,
+#: and is covered for the reader (``reader.OBSCURED_LINES``).
 IN_VIEW_FAINT = 0.15
 #: A grid whose corners lie farther than this many picture sizes from the picture's middle is no
 #: board in view (a lattice fitted across the horizon).
@@ -860,8 +861,14 @@ def _contrast(d: F64, spread: F64) -> tuple[F64, F64]:
     (R, C, 225) distances, row by row), and the same less the kinds' ``spread``."""
     prem = np.median(d[..., _SPECIAL], axis=-1)
     plain = np.median(d[..., _PLAIN], axis=-1)
-    den = prem + plain + 10.0
-    return np.asarray((prem - plain) / den, np.float64), np.asarray((prem - plain - spread) / den, np.float64)
+    return (np.asarray(_standing_out(prem, plain), np.float64),
+            np.asarray(_standing_out(prem, plain, spread), np.float64))
+
+
+def _standing_out(special: F64 | float, plain: F64 | float, spread: F64 | float = 0.0) -> F64 | float:
+    """How much the special squares' median distance from the base exceeds the plain squares'
+    (less the kinds' ``spread``), relative to both (plus 10 ΔE: a dim board's noise)."""
+    return (special - plain - spread) / (special + plain + 10.0)
 
 
 def _plane_design() -> tuple[F64, F64, F64]:
@@ -1091,25 +1098,37 @@ def _seen_in_front(h_units: F64, corners_px: F64, width: int, height: int) -> bo
     return bool(np.all(np.isfinite(corners_px)) and np.all(np.abs(corners_px - (width / 2, height / 2)) < reach))
 
 
+def side_line_shares(image: Image, h_units: F64, margin: int) -> tuple[F32, F32, float]:
+    """The playing squares' mean L*a*b* colours (15, 15, 3), the grid-line evidence of their four
+    sides (``square_sides``, (15, 15, 4)) as shares of the board's median side, and that median;
+    the board rectified at 16 px a square with ``margin`` squares around it (0: the outer sides,
+    at the picture's edge, are NaN)."""
+    rect = rectify(image, h_units, 16, margin)
+    sums = squares_lab_sums(rect, 16)
+    cells = cell_colours(rect, 16, sums)
+    sides = square_sides(rect, 16, cells, sums)
+    if margin:
+        cells, sides = cells[margin:-margin, margin:-margin], sides[margin:-margin, margin:-margin]
+    median = float(np.nanmedian(sides))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares = np.asarray(sides / median, np.float32)
+    return cells, shares, median
+
+
 def pattern_in_view(image: Image, h_units: F64) -> float:
     """The special-square pattern score (``premium_pattern_scores``' contrast, base: the plain
     squares' median colour) over the squares in view only: those with fewer than two sides whose
     grid line is fainter than ``IN_VIEW_FAINT`` of the board's median side (a hand or an arm hides
     the others); 0 when fewer than a third of the special or plain squares are in view."""
-    rect = rectify(image, h_units, 16, 0)
-    sums = squares_lab_sums(rect, 16)
-    cells = cell_colours(rect, 16, sums)
-    sides = square_sides(rect, 16, cells, sums)
-    med = float(np.nanmedian(sides))
-    faint = np.nan_to_num(sides, nan=np.inf) < IN_VIEW_FAINT * med
+    cells, shares, _ = side_line_shares(image, h_units, 0)
+    faint = np.nan_to_num(shares, nan=np.inf) < IN_VIEW_FAINT
     seen = (faint.sum(axis=2) < 2).ravel()
     special, plain = PREMIUM.ravel() & seen, ~PREMIUM.ravel() & seen
     if special.sum() < PREMIUM.sum() / 3 or plain.sum() < (~PREMIUM).sum() / 3:
         return 0.0
     colour = cells.reshape(-1, 3).astype(np.float64)
     d = np.linalg.norm(colour - np.median(colour[plain], axis=0), axis=1)
-    p, q = float(np.median(d[special])), float(np.median(d[plain]))
-    return (p - q) / (p + q + 10.0)
+    return float(_standing_out(float(np.median(d[special])), float(np.median(d[plain]))))
 
 
 def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -> float:

@@ -22,15 +22,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.locate import (
+    IN_VIEW_FAINT,
     RING_LINES_MIN,
     SIZE,
     BoardLocation,
-    cell_colours,
     locate_board,
     order_corners,
-    rectify,
-    square_sides,
-    squares_lab_sums,
+    side_line_shares,
     units_to_image,
 )
 
@@ -82,7 +80,8 @@ TTA_TURNS: tuple[int, ...] = (1, 2, 3)
 OUTSIDE_P_EMPTY = 0.55
 #: A square two of whose sides show less grid line than this share of the board's median side is
 #: covered (a hand, an arm: ``obscured_squares``); a tile read there gets at most ``OBSCURED_CONFIDENCE``.
-OBSCURED_LINES = 0.15
+#: The locator's rule for a square out of view (``locate.IN_VIEW_FAINT``).
+OBSCURED_LINES = IN_VIEW_FAINT
 OBSCURED_CONFIDENCE = 0.5
 #: A square beside a covered one with two sides whose grid line is fainter than this share of the
 #: median side is under the hand's edge too (a fingertip over a tile that leaves its lines partly in
@@ -390,14 +389,9 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
 
 def _side_lines(image: U8, location: BoardLocation) -> NDArray[np.float32] | None:
     """(row, col, 4) grid-line evidence of every square's sides as a share of the board's median
-    side (``locate.square_sides`` on the board plane), or ``None`` when the board's lines are faint."""
-    rect = rectify(image, location.homography, 16, 1.0)
-    sums = squares_lab_sums(rect, 16)
-    sides = square_sides(rect, 16, cell_colours(rect, 16, sums), sums)[1:-1, 1:-1]
-    median = float(np.median(sides))
-    if median < RING_LINES_MIN:
-        return None
-    return np.asarray(sides / median, np.float32)
+    side (``locate.side_line_shares`` on the board plane), or ``None`` when the board's lines are faint."""
+    _, shares, median = side_line_shares(image, location.homography, 1)
+    return None if median < RING_LINES_MIN else shares
 
 
 def obscured_squares(image: U8, location: BoardLocation) -> NDArray[np.bool_]:

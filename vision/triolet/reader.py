@@ -4,9 +4,10 @@ Stages (timed, chesscog-style): locate (``vision.locate``) → rectify at the ti
 (``geometry``) → per-square features (``features``) → MLP class probabilities (``classifier``), the
 squares that may hold a tile re-read by a small CNN (``cnn``) in four quarter turns → blank
 faces read as tiles of unknown value (``blank_tiles``), tiles under a fingertip flagged
-(``occluded_tiles``) → game-aware decisions (``consistency``: T-B3/T-P7 counts, T-P4 runs). Every square keeps its top
-candidates with probabilities so a move tracker can prefer a legal reading; a doubtful square is
-reported with a low confidence, never silently guessed.
+(``occluded_tiles``), a tile where a hand is read only when surer (``hand_doubt``) → game-aware
+decisions (``consistency``: T-B3/T-P7 counts, T-P4 runs). Every square keeps its top candidates
+with probabilities so a move tracker can prefer a legal reading; a doubtful square is reported
+with a low confidence, never silently guessed.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .cnn import load_cnn
 from .consistency import decide
 from .features import ALL_SQUARES, features, square_crops
 from .geometry import rectified_board
+from .hand_doubt import doubt_tiles_under_hands
 from .occluded_tiles import occluded_tiles
 from .six_nine import six_or_nine
 
@@ -98,6 +100,9 @@ BLANK_TILES = True
 #: Tiles with a blob unlike the tile faces across them (``occluded_tiles``: a fingertip the grid
 #: lines do not show) are flagged like obscured squares.
 OCCLUDED_TILES = True
+#: Squares a hand touches (under or beside it, or a blob across the tile) are read as tiles only
+#: when the nets are surer of a tile there (``hand_doubt``: a finger's edge looks like a tile's).
+HAND_DOUBT = True
 
 
 @dataclass(frozen=True)
@@ -495,6 +500,8 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
             as_unknown_tiles(probs, blank)
         if OCCLUDED_TILES:
             occluded = occluded_tiles(lab, probs, face)
+    if HAND_DOUBT:
+        doubt_tiles_under_hands(probs, (covered.reshape(-1) | beside.reshape(-1) | occluded) & ~blank)
     t4 = time.perf_counter()
     # a blank tile's value may be anything its runs allow, like a covered square's
     choices = decide(probs, covered.reshape(-1) | blank, outside)

@@ -9,7 +9,7 @@ import numpy as np
 
 from vision.locate import BoardLocation, units_to_image
 from vision.triolet.classifier import EMPTY
-from vision.triolet.evaluate import score_frame
+from vision.triolet.evaluate import score_cells, score_frame
 from vision.triolet.reader import CellReading, TrioletReading
 
 CORNERS = np.array([[100.0, 100.0], [400.0, 100.0], [400.0, 400.0], [100.0, 400.0]])  # 20 px squares
@@ -103,3 +103,32 @@ def test_reader_evaluate_tied_first_corner_either_way() -> None:
     untied = diamond + np.array([[0.0, 0.0], [60.0, 0.0], [60.0, 0.0], [0.0, 0.0]])  # O1 corner farther
     labels["board"]["corners_px_view"] = untied.tolist()
     assert not score_frame(reading(np.roll(untied, -1, axis=0), "A15"), labels).located
+
+
+def _as_data(reading: TrioletReading | None) -> tuple[list[list[float]] | None, list[dict[str, Any]]]:
+    """A reading as another process passes it on: corners and INTERFACES §3 cells."""
+    if reading is None:
+        return None, []
+    cells = [{"square": c.square, "value": c.value, "wild": c.wild, "confidence": c.confidence} for c in reading.cells]
+    return [list(map(float, p)) for p in reading.board.corners_px], cells
+
+
+def test_reader_evaluate_reading_given_as_data_scores_the_same() -> None:
+    """``score_cells`` (another checkout's reading, in ``bench read --against``) scores exactly as
+    ``score_frame``: misread, under a hand, hidden and guessed, not located, a phantom tile."""
+    occ = np.zeros((500, 500), np.uint8)
+    occ[100:120, 100:112] = 255
+    cases = [(_reading(6, 7), _labels(), occ), (_reading(5, 8), _labels(), None),
+             (_reading(6, 7, a1_confidence=0.9), _labels(a1_marks=0.3), None),
+             (_reading(6, 7, a1_confidence=0.4), _labels(a1_marks=0.3), None), (_reading(5, 7), _labels(), None),
+             (None, _labels(), occ)]
+    phantom = _reading(5, 7)
+    phantom.cells = (*phantom.cells, CellReading("H8", None, True, 0.7, (), 1.0))
+    cases.append((phantom, _labels(), None))
+    for reading, labels, o in cases:
+        want = score_frame(reading, labels, o)
+        corners, cells = _as_data(reading)
+        got = score_cells(corners, cells, labels, o)
+        assert (got.perfect, got.cause, got.errors, got.guesses, got.squares, got.correct, got.under_hand) == \
+            (want.perfect, want.cause, want.errors, want.guesses, want.squares, want.correct, want.under_hand)
+    assert score_cells(*_as_data(phantom), _labels()).errors == [("H8", EMPTY, 16, 0.7)]

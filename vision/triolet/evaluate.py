@@ -14,6 +14,7 @@ many boards only those spoil.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,16 +185,36 @@ def _renamed(got: dict[str, tuple[int, float]], truth_c: NDArray[np.float64], tu
 def score_frame(reading: TrioletReading | None, labels: dict[str, Any],
                 occluders: NDArray[np.uint8] | None = None) -> FrameScore:
     """Compare a reading (``None``: no board found) with the frame's labels."""
+    if reading is None:
+        return _score(None, {}, labels, occluders)
+    return _score(np.asarray(reading.board.corners_px, np.float64), read_classes(reading), labels, occluders)
+
+
+def score_cells(corners_px: Sequence[Sequence[float]] | None, cells: Iterable[Mapping[str, Any]],
+                labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None) -> FrameScore:
+    """``score_frame`` for a reading given as data (another process's, another checkout's): the
+    corners (``None``: no board found) and the occupied squares as INTERFACES §3 cells (square,
+    value, wild, confidence)."""
+    if corners_px is None:
+        return _score(None, {}, labels, occluders)
+    got = {f"{COLUMNS[c]}{r + 1}": (EMPTY, 1.0) for r in range(SIZE) for c in range(SIZE)}
+    for cell in cells:
+        got[str(cell["square"])] = (WILD if cell["wild"] else int(cell["value"] or 0), float(cell["confidence"]))
+    return _score(np.asarray(corners_px, np.float64), got, labels, occluders)
+
+
+def _score(got_c: NDArray[np.float64] | None, got: dict[str, tuple[int, float]], labels: dict[str, Any],
+           occluders: NDArray[np.uint8] | None) -> FrameScore:
+    """The score of corners ``got_c`` (``None``: no board) and squares read ``got`` (name → class,
+    confidence) against the frame's labels."""
     truth_c = np.asarray(labels["board"]["corners_px_view"], np.float64)
     pitch = float(np.mean(np.hypot(*(np.roll(truth_c, -1, axis=0) - truth_c).T))) / SIZE
     over = occluders is not None and _occluded_share(truth_c, occluders) > 0
-    if reading is None:
+    if got_c is None:
         return FrameScore(False, float("inf"), hand_over_board=over)
-    got_c = np.asarray(reading.board.corners_px, np.float64)
     turn = tied_start(got_c, truth_c, 0.25 * pitch)
     err = float(np.max(np.hypot(*(np.roll(got_c, turn, axis=0) - truth_c).T)))
     truth, hidden, marks_only = true_squares(labels, occluders)
-    got = read_classes(reading)
     if turn:
         got = _renamed(got, truth_c, turn)
     fs = FrameScore(err < 0.25 * pitch, err, hand_over_board=over)

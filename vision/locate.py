@@ -83,6 +83,8 @@ PLANE_BASE = True  # special squares also scored against a plane fitted to the p
 PLANE_ROUNDS = 3  # reweighting rounds of that fit
 PLANE_BELOW = 0.5  # ... fitted only where no window's pattern is this clear against the median
 PATTERN_CAP = 0.4  # pattern score counting fully (1) in a candidate's quality
+#: Candidates rank by their pattern over the squares in view when that is clearer (``_ranking_pattern``).
+RANK_IN_VIEW = True
 LINE_WEIGHT = 2.0  # a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
 SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it ...
 WIDE_SHIFT_REACH = 10  # ... or this far when its grid lines are found on less than ...
@@ -1004,8 +1006,9 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         h1, share1, _, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2)
         h1, prem1, share1 = _checked_shift(image, gray, h1, share1)
         # a lattice wider than the board ranks behind any candidate as good, and never ends the search
-        quality = _quality(share1, prem1, h1, w, h) + (0.0 if wide else 0.25)
-        scored.append((quality, h1, share1, prem1))
+        prem_seen = _ranking_pattern(image, h1, prem1)
+        quality = _quality(share1, prem_seen, h1, w, h) + (0.0 if wide else 0.25)
+        scored.append((quality, h1, share1, prem_seen))
         if share1 > 0.9 and prem1 > 0.5 and not wide:
             break
     t1 = time.perf_counter()
@@ -1037,8 +1040,9 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         tried.append(corners)
         h1, share1, _, _ = refine_with_grid_lines(gray, units_to_image(corners), rounds=2)
         h1, prem1, share1 = _checked_shift(image, gray, h1, share1)
-        quality = _quality(share1, prem1, h1, w, h) + 0.25 * min(1.0, fit.score)
-        scored.append((quality, h1, share1, prem1))
+        prem_seen = _ranking_pattern(image, h1, prem1)
+        quality = _quality(share1, prem_seen, h1, w, h) + 0.25 * min(1.0, fit.score)
+        scored.append((quality, h1, share1, prem_seen))
         if (share1 > 0.9 and prem1 > 0.55) or len(tried) >= 4:
             break
     scored.sort(key=lambda t: -_rank(t[0], t[3]))
@@ -1137,6 +1141,14 @@ def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -
     look clearer, under a lighting gradient), special-square pattern (capped at 1), minus the share
     of squares outside the picture."""
     return LINE_WEIGHT * share + _pattern_strength(prem) - outside_share(h_units, width, height)
+
+
+def _ranking_pattern(image: Image, h_units: F64, prem: float) -> float:
+    """The special-square pattern a candidate ranks by: its pattern over the whole board or, when
+    clearer, over the squares in view (``pattern_in_view``, with ``RANK_IN_VIEW``): an arm over the
+    special squares dims the board's own pattern, while a lattice of the wrong period or a grid
+    hanging off the board has no clearer pattern where it is in view."""
+    return max(prem, pattern_in_view(image, h_units)) if RANK_IN_VIEW else prem
 
 
 def _pattern_strength(prem: float) -> float:

@@ -151,6 +151,7 @@ def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str])
 
 
 def _percent(part: int, whole: int) -> float | str:
+    """``part`` of ``whole`` in %, or "-" when there is nothing to count."""
     return round(100.0 * part / whole, 2) if whole else "-"
 
 

@@ -152,8 +152,14 @@ def read_classes(reading: TrioletReading) -> dict[str, tuple[int, float]]:
     for r in range(SIZE):
         for c in range(SIZE):
             out[f"{COLUMNS[c]}{r + 1}"] = (EMPTY, float(reading.probs[r, c, EMPTY]))
-    for cell in reading.cells:
-        out[cell.square] = (WILD if cell.wild else int(cell.value or 0), cell.confidence)
+    return _with_cells(out, ((c.square, c.value, c.wild, c.confidence) for c in reading.cells))
+
+
+def _with_cells(out: dict[str, tuple[int, float]], cells: Iterable[tuple[str, int | None, bool, float]]
+                ) -> dict[str, tuple[int, float]]:
+    """``out`` with each occupied square ``(square, value, wild, confidence)`` set to its class read."""
+    for square, value, wild, confidence in cells:
+        out[square] = (WILD if wild else int(value or 0), float(confidence))
     return out
 
 
@@ -197,9 +203,8 @@ def score_cells(corners_px: Sequence[Sequence[float]] | None, cells: Iterable[Ma
     value, wild, confidence)."""
     if corners_px is None:
         return _score(None, {}, labels, occluders)
-    got = {f"{COLUMNS[c]}{r + 1}": (EMPTY, 1.0) for r in range(SIZE) for c in range(SIZE)}
-    for cell in cells:
-        got[str(cell["square"])] = (WILD if cell["wild"] else int(cell["value"] or 0), float(cell["confidence"]))
+    empty = {f"{COLUMNS[c]}{r + 1}": (EMPTY, 1.0) for r in range(SIZE) for c in range(SIZE)}
+    got = _with_cells(empty, ((str(c["square"]), c["value"], bool(c["wild"]), c["confidence"]) for c in cells))
     return _score(np.asarray(corners_px, np.float64), got, labels, occluders)
 
 

@@ -30,6 +30,6 @@ def doubt_tiles_under_hands(probs: F32, touched: NDArray[np.bool_], odds: float 
         return
     p_tile = 1.0 - probs[rows, EMPTY].astype(np.float64)
     scaled = p_tile * odds / (p_tile * odds + (1.0 - p_tile))
-    factor = np.where(p_tile > 0.0, scaled / np.maximum(p_tile, 1e-12), 0.0)
+    factor = scaled / np.maximum(p_tile, 1e-12)  # 0 where there is no tile probability to scale
     probs[rows, :EMPTY] = (probs[rows, :EMPTY] * factor[:, None]).astype(probs.dtype)
     probs[rows, EMPTY] = (1.0 - scaled).astype(probs.dtype)

@@ -47,7 +47,9 @@ def test_reader_hand_doubt_no_touched_square_changes_nothing() -> None:
 def test_reader_hand_doubt_empty_square_beside_a_hand_is_not_a_tile(monkeypatch: pytest.MonkeyPatch) -> None:
     """(10,803,322, a dev frame) O8 is empty, at the edge of a hand; the nets gave it a tile
     probability of 0.51, so it was read as a 10 (confidence 0.10). Now it is read empty. The only
-    other change is under the hand: H7, a 3 the hand hides (read as a 7, flagged), is left unread."""
+    other change is under the hand: H7, a 3 the hand hides (read as a 7, flagged), is left unread.
+    Read without the hand nets (``reader.HAND_NET``), which read O8 empty on their own."""
+    monkeypatch.setattr(reader, "HAND_NET", False)
     fr = random_frame("triolet", 10_803_322, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
     assert "O8" not in truth

@@ -395,3 +395,26 @@ def test_reader_locate_candidates_rank_by_their_pattern_in_view(seed: int, monke
     assert _corner_error_px(fr) < 0.25 * pitch
     monkeypatch.setattr("vision.locate.RANK_IN_VIEW", False)
     assert _corner_error_px(fr) > 5 * pitch
+
+
+@pytest.mark.parametrize("seed", [13_030_305, 14_000_325, 14_200_124])
+def test_reader_locate_every_grid_line_found_pattern_in_view_against_a_plane(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(fresh seeds of stops 32–33) every grid line of the board is found, but against the plain
+    squares' median colour its special squares in view hardly stand out (−0.04–0.15: light falling
+    off across the board, an arm over a cream board). Against a plane fitted to the plain squares
+    in view, as the whole board's pattern is scored, they do (0.30–0.40), and the board is taken
+    (``ALL_LINES_SHARE``); with the median alone it was refused."""
+    fr = _pool_frame(seed)
+    assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
+    monkeypatch.setattr("vision.locate.ALL_LINES_SHARE", 1.01)
+    with pytest.raises(BoardNotLocatedError, match="do not stand out where it is in view"):
+        locate_board(fr.image)
+
+
+def test_reader_locate_wrong_grid_with_every_line_found_stays_refused() -> None:
+    """(steep dev seed 10,860,323) a grid six squares off explains all 32 grid lines; its special
+    squares in view stand out 0.18 against the median colour and 0.04 against a plane: still no
+    board (taking every grid with all its lines found, a first try, placed it)."""
+    with pytest.raises(BoardNotLocatedError, match="do not stand out where it is in view"):
+        locate_board(_pool_frame(10_860_323, "steep").image)

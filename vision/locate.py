@@ -71,6 +71,14 @@ IN_VIEW_MIN_PATTERN = 0.2
 #: the coloured pieces of another game) is no board's (the least on boards found right among
 #: 1,924 dev frames: 0.12).
 IN_VIEW_FLOOR = 0.05
+#: A grid that shows at least this share of its 32 lines has its special squares in view scored
+#: against a plane fitted to the plain squares in view as well (``pattern_in_view``'s ``plane``),
+#: as the whole board's pattern is: under a light falling off across the board the plain squares'
+#: median colour hides them (fresh seeds 13,030,305, 14,000,325 and 14,200,124: every line found,
+#: −0.04–0.15 in view against the median, 0.30–0.40 against the plane). Only there: on a grid that
+#: explains fewer lines (a wrong lattice, 0.56–0.88 of them) the plane fitted to the squares in
+#: view can make a pattern of what lies around the board (fresh seed 13,200,180: 0.22, 4 squares off).
+ALL_LINES_SHARE = 0.95
 #: A square's side showing less grid line than this share of the board's median side is hidden
 #: (``side_line_shares``): a square with two such sides is not in view for ``pattern_in_view``,
 #: and is covered for the reader (``reader.OBSCURED_LINES``).
@@ -1059,7 +1067,8 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     t3 = time.perf_counter()
     enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
     if enough_lines and IN_VIEW_MIN_PATTERN > 0:
-        in_view = pattern_in_view(image, h_ref)  # as _checked_shift above: the lens bends little
+        # as _checked_shift above: the lens bends little
+        in_view = pattern_in_view(image, h_ref, plane=share >= ALL_LINES_SHARE)
         if in_view < (IN_VIEW_MIN_PATTERN if prem < WEAK_PATTERN else IN_VIEW_FLOOR):
             raise BoardNotLocatedError("no board visible in the picture (a 15×15 grid, but its special squares "
                                        "do not stand out where it is in view)")
@@ -1119,11 +1128,13 @@ def side_line_shares(image: Image, h_units: F64, margin: int) -> tuple[F32, F32,
     return cells, shares, median
 
 
-def pattern_in_view(image: Image, h_units: F64) -> float:
+def pattern_in_view(image: Image, h_units: F64, plane: bool = False) -> float:
     """The special-square pattern score (``premium_pattern_scores``' contrast, base: the plain
     squares' median colour) over the squares in view only: those with fewer than two sides whose
     grid line is fainter than ``IN_VIEW_FAINT`` of the board's median side (a hand or an arm hides
-    the others); 0 when fewer than a third of the special or plain squares are in view."""
+    the others); 0 when fewer than a third of the special or plain squares are in view. ``plane``:
+    the clearer of that and the pattern against a plane fitted to the plain squares in view (a
+    light falling off across the board)."""
     cells, shares, _ = side_line_shares(image, h_units, 0)
     faint = np.nan_to_num(shares, nan=np.inf) < IN_VIEW_FAINT
     seen = (faint.sum(axis=2) < 2).ravel()
@@ -1131,8 +1142,28 @@ def pattern_in_view(image: Image, h_units: F64) -> float:
     if special.sum() < PREMIUM.sum() / 3 or plain.sum() < (~PREMIUM).sum() / 3:
         return 0.0
     colour = cells.reshape(-1, 3).astype(np.float64)
-    d = np.linalg.norm(colour - np.median(colour[plain], axis=0), axis=1)
-    return float(_standing_out(float(np.median(d[special])), float(np.median(d[plain]))))
+    bases = [np.median(colour[plain], axis=0)] + ([_plane_fit(colour, plain)] if plane else [])
+    scores = []
+    for base in bases:
+        d = np.linalg.norm(colour - base, axis=1)
+        scores.append(float(_standing_out(float(np.median(d[special])), float(np.median(d[plain])))))
+    return max(scores)
+
+
+def _plane_fit(colour: F64, fit_to: NDArray[np.bool_]) -> F64:
+    """A plane of colour over the board's 225 squares (``colour``, row by row) fitted robustly to
+    the squares ``fit_to`` (as ``_plane_base``: reweighted least squares, Cauchy weights), at every
+    square."""
+    xa = _PLANE_ALL
+    xp, vp = xa[fit_to], colour[fit_to]
+    wts = np.ones(len(vp))
+    coef: F64 = np.zeros((3, 3))
+    for _ in range(PLANE_ROUNDS):
+        coef = np.asarray(np.linalg.solve((xp * wts[:, None]).T @ xp + 1e-6 * np.eye(3), (xp * wts[:, None]).T @ vp),
+                          np.float64)
+        res = np.linalg.norm(vp - xp @ coef, axis=1)
+        wts = 1.0 / (1.0 + (res / (1.5 * np.median(res) + 1.0)) ** 2)
+    return np.asarray(xa @ coef, np.float64)
 
 
 def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -> float:

@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 
 from companion_api.bench.read import render_with_timeout
 from vision.locate import BoardNotLocatedError, locate_board
-from vision.render import random_frame
+from vision.render import RenderedFrame, random_frame
 from vision.render.styles import TYPEFACES
 from vision.triolet.classifier import EMPTY, MODEL_PATH, N_CLASSES, WILD, Mlp
 from vision.triolet.features import CROP, features, square_crops
@@ -54,6 +54,22 @@ MORE: tuple[tuple[int, int], ...] = ((10000, 1140), (20000, 1140))
 DIFFS = ("easy", "normal", "normal", "hard", "hard")
 #: frames for the ``--hands-only`` and ``--empty-board`` files (the difficulties with hands)
 HAND_DIFFS = ("normal", "hard")
+
+
+def rectified_with_occluders(fr: RenderedFrame) -> tuple[NDArray[np.uint8], NDArray[np.uint8]] | None:
+    """A rendered frame's board as the reader rectifies it, and its occluder mask rectified alike;
+    ``None`` when the locator misses the board (or places it a third of a square off)."""
+    try:
+        loc = locate_board(fr.image)
+    except BoardNotLocatedError:
+        return None
+    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
+    side = float(np.mean(np.hypot(*(np.roll(truth, -1, axis=0) - truth).T))) / 15.0
+    if np.max(np.hypot(*(np.asarray(loc.corners_px) - truth).T)) > side / 3:
+        return None
+    mx, my = rectify_maps(loc, (fr.image.shape[1], fr.image.shape[0]))
+    occ = np.asarray(cv2.remap(fr.masks["occluders"], mx, my, cv2.INTER_NEAREST), np.uint8)
+    return rectified_board(fr.image, loc), occ
 
 
 def frame_samples(seed: int, diff: str, mode: str = "all", typefaces: tuple[str, ...] | None = None,
@@ -73,19 +89,10 @@ def frame_samples(seed: int, diff: str, mode: str = "all", typefaces: tuple[str,
         fr = random_frame("triolet", seed, diff, pool=pool, tiles=())
     else:
         fr = random_frame("triolet", seed, diff, pool=pool)
-    img = fr.image
-    try:
-        loc = locate_board(img)
-    except BoardNotLocatedError:
+    found = rectified_with_occluders(fr)
+    if found is None:
         return None
-    truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
-    side = float(np.mean(np.hypot(*(np.roll(truth, -1, axis=0) - truth).T))) / 15.0
-    if np.max(np.hypot(*(np.asarray(loc.corners_px) - truth).T)) > side / 3:
-        return None
-    rect = rectified_board(img, loc)
-    h, w = img.shape[:2]
-    mx, my = rectify_maps(loc, (w, h))
-    occ = cv2.remap(fr.masks["occluders"], mx, my, cv2.INTER_NEAREST)
+    rect, occ = found
     labels: dict[tuple[int, int], int] = {}
     for c in fr.labels["read"]["cells"]:
         sq = c["square"]

@@ -33,6 +33,9 @@ CNN_PATH = Path(__file__).resolve().parent.parent / "models" / "triolet_cnn.npz"
 #: A second net, trained apart (another seed, more tiles under hands): the reader averages the two
 #: where the first is unsure.
 SECOND_CNN_PATH = CNN_PATH.with_name("triolet_cnn_b.npz")
+#: Two nets fine-tuned (from the two above) on pictures with a hand over the board: they read the
+#: squares a hand touches again, averaged (``hand_net.py``).
+HAND_CNN_PATHS = (CNN_PATH.with_name("triolet_cnn_hand.npz"), CNN_PATH.with_name("triolet_cnn_hand_b.npz"))
 #: Added to a crop's standard deviation (0–1 intensity units) before dividing by it.
 NORM_EPS = 0.03
 #: What runs the net: ``"auto"`` (the first of ``RUNTIMES`` that loads it), or one of ``RUNTIMES``.
@@ -186,7 +189,7 @@ def cnn_from_arrays(d: dict[str, NDArray[np.generic]]) -> SquareCnn:
     return SquareCnn(int(np.asarray(d["in_size"])), tuple(convs), (f("fc0_w"), f("fc0_b")), (f("fc1_w"), f("fc1_b")))
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=6)
 def load_cnn(path: str | None = None) -> SquareCnn:
     """The square CNN from ``path`` (default: the committed ``triolet_cnn.npz``)."""
     p = Path(path) if path else CNN_PATH

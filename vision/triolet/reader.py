@@ -41,6 +41,7 @@ from .consistency import decide
 from .features import ALL_SQUARES, features, square_crops
 from .geometry import rectified_board
 from .hand_doubt import doubt_tiles_under_hands
+from .hand_net import reread_under_hands
 from .occluded_tiles import occluded_tiles
 from .six_nine import six_or_nine
 
@@ -89,6 +90,10 @@ OBSCURED_CONFIDENCE = 0.5
 #: median side is under the hand's edge too (a fingertip over a tile that leaves its lines partly in
 #: view): its confidence is capped as well, though its reading is not doubted (``hand_squares``).
 BESIDE_HAND_LINES = 0.45
+#: Squares a hand touches (covered, beside it, a blob across the tile) that may hold a tile are
+#: read again by the two hand nets (``hand_net.py``, ``cnn.HAND_CNN_PATHS``), with the ``"mlp+cnn"``
+#: classifier and the committed nets.
+HAND_NET = True
 #: Square classifier: ``"mlp+cnn"`` (the MLP reads every square, the CNN re-reads the squares that
 #: may hold a tile: the most accurate, and cheaper than the CNN alone), ``"cnn"`` (the CNN alone,
 #: ``cnn.py``), ``"mlp"`` (HOG features + MLP alone, ``classifier.py``, the reader before the CNN)
@@ -285,6 +290,13 @@ def turns_averaged(fn: Callable[[U8], F32], crops: U8, first: F32 | None = None)
     for read in reads[1:]:
         acc += read
     return np.asarray(acc / (1.0 + len(TTA_TURNS)), np.float32)
+
+
+def _hand_nets_reading(crops: U8) -> F32:
+    """The hand nets' reading of ``crops`` (``cnn.HAND_CNN_PATHS``): each net's in the four quarter
+    turns, the nets averaged."""
+    reads = [turns_averaged(load_cnn(str(path)).proba, crops) for path in square_cnn.HAND_CNN_PATHS]
+    return np.asarray(np.mean(reads, axis=0), np.float32)
 
 
 def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32], hand: NDArray[np.bool_] | None = None) -> None:
@@ -500,6 +512,9 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
             as_unknown_tiles(probs, blank)
         if OCCLUDED_TILES:
             occluded = occluded_tiles(lab, probs, face)
+    if HAND_NET and CLASSIFIER == "mlp+cnn" and cnn_path is None:
+        reread_under_hands(probs, crops, (covered.reshape(-1) | beside.reshape(-1) | occluded) & ~blank,
+                           _hand_nets_reading)
     if HAND_DOUBT:
         doubt_tiles_under_hands(probs, (covered.reshape(-1) | beside.reshape(-1) | occluded) & ~blank)
     t4 = time.perf_counter()

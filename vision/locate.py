@@ -893,12 +893,15 @@ def _plane_design() -> tuple[F64, F64, F64]:
 _PLANE_ALL, _PLANE_PLAIN, _PLANE_OUTER = _plane_design()
 
 
-def _plane_base(win: F64) -> F64:
+def _plane_base(win: F64, fit_to: NDArray[np.intp] | None = None) -> F64:
     """Per window, the base colour as a plane over the board (a light gradient) fitted robustly
-    to the plain squares (tiles on them weigh little), at every square: shape of ``win``, the
-    windows' squares row by row (R, C, 225, 3)."""
+    to the plain squares (tiles on them weigh little), or to the squares ``fit_to`` (indices, row
+    by row), at every square: shape of ``win``, the windows' squares row by row (R, C, 225, 3)."""
     xa, xp, outer = _PLANE_ALL, _PLANE_PLAIN, _PLANE_OUTER
-    vp = win[:, :, _PLAIN]  # (R, C, N, 3)
+    if fit_to is not None:
+        xp = xa[fit_to]
+        outer = (xp[:, :, None] * xp[:, None, :]).reshape(len(xp), 9)
+    vp = win[:, :, _PLAIN if fit_to is None else fit_to]  # (R, C, N, 3)
     wts = np.ones(vp.shape[:3])
     coef = np.zeros((*vp.shape[:2], 3, 3))
     for _ in range(PLANE_ROUNDS):  # iteratively reweighted least squares (Cauchy weights)
@@ -1142,28 +1145,14 @@ def pattern_in_view(image: Image, h_units: F64, plane: bool = False) -> float:
     if special.sum() < PREMIUM.sum() / 3 or plain.sum() < (~PREMIUM).sum() / 3:
         return 0.0
     colour = cells.reshape(-1, 3).astype(np.float64)
-    bases = [np.median(colour[plain], axis=0)] + ([_plane_fit(colour, plain)] if plane else [])
+    bases = [np.median(colour[plain], axis=0)]
+    if plane:
+        bases.append(_plane_base(colour[None, None], np.flatnonzero(plain))[0, 0])
     scores = []
     for base in bases:
         d = np.linalg.norm(colour - base, axis=1)
         scores.append(float(_standing_out(float(np.median(d[special])), float(np.median(d[plain])))))
     return max(scores)
-
-
-def _plane_fit(colour: F64, fit_to: NDArray[np.bool_]) -> F64:
-    """A plane of colour over the board's 225 squares (``colour``, row by row) fitted robustly to
-    the squares ``fit_to`` (as ``_plane_base``: reweighted least squares, Cauchy weights), at every
-    square."""
-    xa = _PLANE_ALL
-    xp, vp = xa[fit_to], colour[fit_to]
-    wts = np.ones(len(vp))
-    coef: F64 = np.zeros((3, 3))
-    for _ in range(PLANE_ROUNDS):
-        coef = np.asarray(np.linalg.solve((xp * wts[:, None]).T @ xp + 1e-6 * np.eye(3), (xp * wts[:, None]).T @ vp),
-                          np.float64)
-        res = np.linalg.norm(vp - xp @ coef, axis=1)
-        wts = 1.0 / (1.0 + (res / (1.5 * np.median(res) + 1.0)) ** 2)
-    return np.asarray(xa @ coef, np.float64)
 
 
 def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -> float:

@@ -512,11 +512,11 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
             as_unknown_tiles(probs, blank)
         if OCCLUDED_TILES:
             occluded = occluded_tiles(lab, probs, face)
+    touched = (covered.reshape(-1) | beside.reshape(-1) | occluded) & ~blank  # a hand over, beside or across
     if HAND_NET and CLASSIFIER == "mlp+cnn" and cnn_path is None:
-        reread_under_hands(probs, crops, (covered.reshape(-1) | beside.reshape(-1) | occluded) & ~blank,
-                           _hand_nets_reading)
+        reread_under_hands(probs, crops, touched, _hand_nets_reading)
     if HAND_DOUBT:
-        doubt_tiles_under_hands(probs, (covered.reshape(-1) | beside.reshape(-1) | occluded) & ~blank)
+        doubt_tiles_under_hands(probs, touched)
     t4 = time.perf_counter()
     # a blank tile's value may be anything its runs allow, like a covered square's
     choices = decide(probs, covered.reshape(-1) | blank, outside)

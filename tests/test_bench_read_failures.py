@@ -34,7 +34,11 @@ def test_bench_read_counts_a_reader_failure_and_goes_on(monkeypatch: pytest.Monk
     assert row.split()[2] in ("50.00", "0.00")  # the failed frame is not located
     causes = [line for line in out.splitlines() if line.startswith("normal")][1].split()
     assert int(causes[1]) >= 1 and int(causes[2]) >= 1  # imperfect, and first of all not located
-    stages = [line for line in out.splitlines() if line.startswith("normal")][2].split()
+    normal = [line.split() for line in out.splitlines() if line.startswith("normal")]
+    sizes = normal[2:-1]  # frames by the size of a square in the picture: the two frames, one not located
+    assert sum(int(r[-3]) for r in sizes) == 2
+    assert sum(int(r[-3]) * float(r[-2]) for r in sizes) <= 100.0 + 1e-6
+    stages = normal[-1]
     assert stages[1] == "1"  # per-stage times of the one board read
     locate, rectify, feats, classify, consistency, total = (float(v) for v in stages[2:])
     assert min(locate, rectify, feats, classify, consistency) > 0.0

@@ -132,3 +132,17 @@ def test_reader_evaluate_reading_given_as_data_scores_the_same() -> None:
         assert (got.perfect, got.cause, got.errors, got.guesses, got.squares, got.correct, got.under_hand) == \
             (want.perfect, want.cause, want.errors, want.guesses, want.squares, want.correct, want.under_hand)
     assert score_cells(*_as_data(phantom), _labels()).errors == [("H8", EMPTY, 16, 0.7)]
+
+
+def test_reader_evaluate_square_size_in_the_picture_and_its_band() -> None:
+    """The benchmark's board-size table: the true playing area's mean side / 15 (CORNERS: 300 px
+    sides, 20 px squares), found or not, and the band it falls in (edges belong to the band above)."""
+    from vision.triolet.evaluate import SQUARE_PX_BANDS, square_px_band, square_px_band_names
+
+    assert score_frame(_reading(5, 7), _labels()).square_px == 20.0
+    assert score_frame(None, _labels()).square_px == 20.0
+    names = square_px_band_names((25.0, 30.0, 35.0))
+    assert names == ["< 25", "25–30", "30–35", "≥ 35"]
+    assert [square_px_band(v, (25.0, 30.0, 35.0)) for v in (20.0, 25.0, 29.9, 30.0, 34.9, 35.0, 80.0)] == [
+        "< 25", "25–30", "25–30", "30–35", "30–35", "≥ 35", "≥ 35"]
+    assert square_px_band(20.0) == square_px_band_names()[0] and len(square_px_band_names()) == len(SQUARE_PX_BANDS) + 1

@@ -86,6 +86,11 @@ IN_VIEW_FAINT = 0.15
 #: A grid whose corners lie farther than this many picture sizes from the picture's middle is no
 #: board in view (a lattice fitted across the horizon).
 FAR_OFF_PICTURE = 3.0
+#: A grid with more than this share of its 225 squares outside the picture is no board found: too
+#: few of its special squares are in view for their pattern to tell a board (two Trigon pictures,
+#: 77 % and 96 % outside, passed the in-view test on 8–50 squares once OpenCV 5.1 grew their
+#: lattices otherwise; no true board of 3,500 normal dev frames has any square outside).
+MAX_OUTSIDE_SHARE = 0.5
 KIND_WEIGHT = 0.5  # weight of the kinds' colour spread against the special-square pattern
 PLANE_BASE = True  # special squares also scored against a plane fitted to the plain ones (a light gradient)
 PLANE_ROUNDS = 3  # reweighting rounds of that fit
@@ -1084,6 +1089,9 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     raw = apply_h(h_ref, unit) if lens is None else lens.distort(apply_h(h_ref, unit))
     if not _seen_in_front(h_ref, raw, w, h):
         raise BoardNotLocatedError("no board visible in the picture (the grid found is not a board in view)")
+    if outside_share(h_ref, w, h) > MAX_OUTSIDE_SHARE:
+        raise BoardNotLocatedError("no board visible in the picture (a 15×15 grid, but most of it lies outside "
+                                   "the picture)")
     if not USE_MESH:
         mesh = None
     if mesh is not None:

@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.locate import BoardNotLocatedError
     from vision.render import random_frame
     from vision.triolet.classifier import WILD
-    from vision.triolet.evaluate import CAUSES, score_frame
+    from vision.triolet.evaluate import CAUSES, score_frame, square_px_band, square_px_band_names
     from vision.triolet.reader import read_triolet
 
     cv2.setNumThreads(1)
@@ -164,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     table = []
     why: list[list[Any]] = []
     stages: list[list[Any]] = []
+    by_size: list[list[Any]] = []
     crashed: list[int] = []
     for ri, row in enumerate(ROWS):
         if row not in rows:
@@ -176,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
         cpus: list[float] = []
         stage_ms: dict[str, list[float]] = {k: [] for k in STAGES}
         corner_errs: list[float] = []
+        bands: dict[str, list[int]] = {}  # band → [frames, located, perfect]
         i = 0
         n = 0
         while n < args.frames:
@@ -204,6 +206,10 @@ def run(args: argparse.Namespace) -> int:
                 for k in STAGES:
                     stage_ms[k].append(float(reading.timings_ms.get(k, float("nan"))))
             fs = score_frame(reading, fr.labels, fr.masks.get("occluders"))
+            band = bands.setdefault(square_px_band(fs.square_px), [0, 0, 0])
+            band[0] += 1
+            band[1] += int(fs.located)
+            band[2] += int(fs.perfect)
             if fs.located:
                 located += 1
                 corner_errs.append(fs.corner_err_px)
@@ -232,6 +238,10 @@ def run(args: argparse.Namespace) -> int:
                 if not fs.located:
                     print(f"{row} seed {seed}: board not located (corner error {fs.corner_err_px:.1f}px)",
                           file=sys.stderr)
+        for name in square_px_band_names():
+            if name in bands:
+                nb, lb, pb = bands[name]
+                by_size.append([row, name, nb, 100.0 * lb / nb, 100.0 * pb / nb])
         stages.append([row, len(stage_ms["total"]),
                        *(float(np.median(stage_ms[k])) if stage_ms[k] else "-" for k in STAGES)])
         why.append([row, n - perfect, *(causes[c] for c in CAUSES), unreadable_only,
@@ -252,6 +262,10 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(["row", "imperfect", *CAUSES, "only unreadable tiles misread",
                         "perfect % no hand over board (frames)"], why,
                        title="boards not read perfectly, by first cause (vision/triolet/evaluate.py CAUSES)"))
+    print()
+    print(format_table(["row", "square px", "frames", "located %", "perfect %"], by_size,
+                       title="by the size of a board square in the picture (px; the camera's distance and "
+                             "resolution: vision/triolet/evaluate.py square_px_band)"))
     print()
     print(format_table(["row", "boards found", *(f"{k} ms" for k in STAGES)], stages,
                        title="median wall ms per stage over the boards the reader found "

@@ -14,6 +14,8 @@ many boards only those spoil.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +39,20 @@ IN_VIEW = 0.5
 
 #: Why a board is not read perfectly, in the order ``FrameScore.cause`` tries them (one per board).
 CAUSES = ("not located", "misread under a hand", "silent guess", "misread tile", "tile read empty", "phantom tile")
+
+
+#: Edges (px) of the benchmark's board-size bands: how large a square the camera recorded.
+SQUARE_PX_BANDS = (25.0, 30.0, 35.0)
+
+
+def square_px_band_names(edges: Sequence[float] = SQUARE_PX_BANDS) -> list[str]:
+    """The bands' names, smallest first: ``"< 25"``, ``"25–30"``, …, ``"≥ 35"``."""
+    return [f"< {edges[0]:g}", *(f"{a:g}–{b:g}" for a, b in itertools.pairwise(edges)), f"≥ {edges[-1]:g}"]
+
+
+def square_px_band(square_px: float, edges: Sequence[float] = SQUARE_PX_BANDS) -> str:
+    """The name of the band ``square_px`` falls in (``square_px_band_names``)."""
+    return square_px_band_names(edges)[bisect.bisect_right(list(edges), square_px)]
 
 
 def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = None
@@ -105,6 +121,8 @@ class FrameScore:
     """Some occluder (a hand, an arm) lies over the playing area in the picture."""
     unreadable: set[str] = field(default_factory=set)
     """Misread squares whose tile shows in view only marks the value read shows as well."""
+    square_px: float = 0.0
+    """The board's square in the picture, px (the mean side of the true playing area / 15)."""
 
     @property
     def perfect(self) -> bool:
@@ -216,13 +234,13 @@ def _score(got_c: NDArray[np.float64] | None, got: dict[str, tuple[int, float]],
     pitch = float(np.mean(np.hypot(*(np.roll(truth_c, -1, axis=0) - truth_c).T))) / SIZE
     over = occluders is not None and _occluded_share(truth_c, occluders) > 0
     if got_c is None:
-        return FrameScore(False, float("inf"), hand_over_board=over)
+        return FrameScore(False, float("inf"), hand_over_board=over, square_px=pitch)
     turn = tied_start(got_c, truth_c, 0.25 * pitch)
     err = float(np.max(np.hypot(*(np.roll(got_c, turn, axis=0) - truth_c).T)))
     truth, hidden, marks_only = true_squares(labels, occluders)
     if turn:
         got = _renamed(got, truth_c, turn)
-    fs = FrameScore(err < 0.25 * pitch, err, hand_over_board=over)
+    fs = FrameScore(err < 0.25 * pitch, err, hand_over_board=over, square_px=pitch)
     if not fs.located:
         return fs
     for name, t in truth.items():

@@ -13,7 +13,8 @@ Stages (each a function below, named after what it does):
    robustly, their 256 crossings give a least-squares homography (``cv2.findHomography``);
    last, the lens bending (one division-model coefficient) and the homography are fitted
    jointly to all line samples (``locate_lens.fit_lens_to_grid``), so the corners follow the
-   bent outer lines instead of a straight extrapolation.
+   bent outer lines instead of a straight extrapolation. The checks after that fit sample the
+   picture through the fitted lens (``rectify(…, lens)``) where it bends the grid noticeably.
 4. ``premium_pattern_scores`` — the special squares (T-B2) must stand out from plain squares
    where the grid says they are (against the plain squares' median colour, or a plane fitted
    robustly to them when light falls off across the board); a shift by one square breaks that
@@ -47,6 +48,9 @@ SIZE = 15
 WORK_SIDE = 640  # longest side of the working image for the search
 CAND_SIDE = 256  # rectified candidate size for the comb search
 REFINE_PITCH = 24  # px per square when refining grid lines
+LENS_CHECK_BEND = 0.1  # squares: a lens bending the board more is followed by the checks after the lens fit
+LENS_REACH = 2.0  # focal lengths (the picture's longest side) from the centre the bending is followed
+LENS_MAP_STEP = 8  # px of the rectified board between the exactly bent samples of a lens-bent rectification
 RIDGE_SIGMAS = (1.0, 3.0)  # grid lines refined at the peaks of this difference of Gaussians (``_ridges``)
 MIN_GRID_SCORE = 0.30
 FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
@@ -194,13 +198,27 @@ def apply_h(h: F64, pts: F64) -> F64:
     return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
 
 
-def rectify(image: Image, h_units_to_img: F64, pitch: float, margin: float) -> Image:
-    """The board warped so one square is ``pitch`` px, with ``margin`` squares around the playing area."""
+def rectify(image: Image, h_units_to_img: F64, pitch: float, margin: float, lens: Lens | None = None) -> Image:
+    """The board warped so one square is ``pitch`` px, with ``margin`` squares around the playing area;
+    with ``lens``, ``h_units_to_img`` maps to undistorted pixels and the picture is sampled through
+    the lens's bending."""
     side = round((SIZE + 2 * margin) * pitch)
     s = np.array([[pitch, 0, margin * pitch], [0, pitch, margin * pitch], [0, 0, 1]], np.float64)
     m = h_units_to_img @ np.linalg.inv(s)
-    return np.asarray(cv2.warpPerspective(image, m, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                          borderMode=cv2.BORDER_REPLICATE))
+    if lens is None:
+        return np.asarray(cv2.warpPerspective(image, m, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                              borderMode=cv2.BORDER_REPLICATE))
+    # the bending is smooth: bend every LENS_MAP_STEP-th pixel exactly and interpolate between
+    # (the samples sit where cv2.resize's pixel-centre convention puts them, one step beyond each side)
+    step = LENS_MAP_STEP
+    n = -(-side // step) + 2
+    g = (np.arange(n, dtype=np.float64) - 0.5) * step - 0.5
+    xx, yy = np.meshgrid(g, g)
+    src = lens.distort(_near_lens(lens, apply_h(m, np.stack([xx.ravel(), yy.ravel()], axis=1))))
+    src = src.reshape(n, n, 2).astype(np.float32)
+    big = cv2.resize(src, (n * step, n * step), interpolation=cv2.INTER_LINEAR)[step:step + side, step:step + side]
+    return np.asarray(cv2.remap(image, np.ascontiguousarray(big), None, cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE))
 
 
 def _cross2(a: F64, b: F64) -> float:
@@ -675,17 +693,18 @@ def _fit_curve(along: F64, across: F64) -> tuple[float, float, float] | None:
     return float(c1), float(c0), float(c2)
 
 
-def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2
+def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2, lens: Lens | None = None
                            ) -> tuple[F64, float, F64 | None, list[F64]]:
     """Refined units→image homography, the share of grid lines found (0–1), the 16×16 grid
     crossings from gently curved line fits (``None`` unless ``USE_MESH``), and the line samples
-    of the last round in image pixels (16 vertical lines, then 16 horizontal)."""
+    of the last round in image pixels (16 vertical lines, then 16 horizontal); with ``lens``, the
+    picture is sampled through its bending and all of these are in undistorted pixels."""
     pitch, margin = REFINE_PITCH, 1
     found_share = 0.0
     mesh: F64 | None = None
     last_round: tuple[list[tuple[F64, F64]], list[tuple[F64, F64]], F64] | None = None  # its lines and frame
     for rnd in range(rounds):
-        rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin).astype(np.float32), (3, 3), 0)
+        rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin, lens).astype(np.float32), (3, 3), 0)
         along_v, across_v, ok_v = _line_samples(_ridges(rect, 1), pitch, margin, 0)  # x = a·y + b
         along_h, across_h, ok_h = _line_samples(_ridges(rect, 0), pitch, margin, 1)  # y = a·x + b
         vert = [(along_v[ok_v[k]], across_v[k][ok_v[k]]) for k in range(SIZE + 1)]
@@ -758,6 +777,24 @@ class Lens:
             r2 = (d * d).sum(axis=1, keepdims=True) / (self.f * self.f)
             d = u * (1.0 + self.k * r2)
         return np.asarray(c + d, np.float64)
+
+
+def _near_lens(lens: Lens, pts: F64) -> F64:
+    """Undistorted points moved in to within ``LENS_REACH`` focal lengths of the lens centre (far off
+    the picture the division model's bending is meaningless; non-finite points go to the centre)."""
+    c = np.asarray(lens.centre, np.float64)
+    reach = LENS_REACH * lens.f
+    p = np.nan_to_num(np.asarray(pts, np.float64), nan=0.0, posinf=reach, neginf=-reach)
+    return np.asarray(np.clip(p, c - reach, c + reach), np.float64)
+
+
+def lens_bend(lens: Lens, h_units: F64) -> float:
+    """How far (in squares, the largest over the 16×16 grid crossings) the lens moves the board
+    ``h_units`` maps to undistorted pixels from where that homography alone puts it."""
+    jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
+    straight = _near_lens(lens, apply_h(h_units, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)))
+    pitch = math.sqrt(abs(cv2.contourArea(straight[[0, SIZE, -1, -1 - SIZE]].astype(np.float32)))) / SIZE
+    return float(np.max(np.hypot(*(lens.distort(straight) - straight).T)) / max(pitch, 1e-9))
 
 
 def _mesh(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], vl: list[tuple[float, float] | None],
@@ -1070,13 +1107,13 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         if bent is not None:
             h_ref = bent.h_units
             lens = Lens(bent.k, ((w - 1) / 2.0, (h - 1) / 2.0), float(max(w, h)))
-    h_ref, prem, share = _checked_shift(image, gray, h_ref, share)
+    seen_through = lens if lens is not None and lens_bend(lens, h_ref) > LENS_CHECK_BEND else None
+    h_ref, prem, share = _checked_shift(image, gray, h_ref, share, seen_through)
     conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
     t3 = time.perf_counter()
     enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
     if enough_lines and IN_VIEW_MIN_PATTERN > 0:
-        # as _checked_shift above: the lens bends little
-        in_view = pattern_in_view(image, h_ref, plane=share >= ALL_LINES_SHARE)
+        in_view = pattern_in_view(image, h_ref, plane=share >= ALL_LINES_SHARE, lens=seen_through)
         if in_view < (IN_VIEW_MIN_PATTERN if prem < WEAK_PATTERN else IN_VIEW_FLOOR):
             raise BoardNotLocatedError("no board visible in the picture (a 15×15 grid, but its special squares "
                                        "do not stand out where it is in view)")
@@ -1122,12 +1159,12 @@ def _seen_in_front(h_units: F64, corners_px: F64, width: int, height: int) -> bo
     return bool(np.all(np.isfinite(corners_px)) and np.all(np.abs(corners_px - (width / 2, height / 2)) < reach))
 
 
-def side_line_shares(image: Image, h_units: F64, margin: int) -> tuple[F32, F32, float]:
+def side_line_shares(image: Image, h_units: F64, margin: int, lens: Lens | None = None) -> tuple[F32, F32, float]:
     """The playing squares' mean L*a*b* colours (15, 15, 3), the grid-line evidence of their four
     sides (``square_sides``, (15, 15, 4)) as shares of the board's median side, and that median;
     the board rectified at 16 px a square with ``margin`` squares around it (0: the outer sides,
-    at the picture's edge, are NaN)."""
-    rect = rectify(image, h_units, 16, margin)
+    at the picture's edge, are NaN); with ``lens``, sampled through its bending."""
+    rect = rectify(image, h_units, 16, margin, lens)
     sums = squares_lab_sums(rect, 16)
     cells = cell_colours(rect, 16, sums)
     sides = square_sides(rect, 16, cells, sums)
@@ -1139,14 +1176,15 @@ def side_line_shares(image: Image, h_units: F64, margin: int) -> tuple[F32, F32,
     return cells, shares, median
 
 
-def pattern_in_view(image: Image, h_units: F64, plane: bool = False) -> float:
+def pattern_in_view(image: Image, h_units: F64, plane: bool = False, lens: Lens | None = None) -> float:
     """The special-square pattern score (``premium_pattern_scores``' contrast, base: the plain
     squares' median colour) over the squares in view only: those with fewer than two sides whose
     grid line is fainter than ``IN_VIEW_FAINT`` of the board's median side (a hand or an arm hides
     the others); 0 when fewer than a third of the special or plain squares are in view. ``plane``:
     the clearer of that and the pattern against a plane fitted to the plain squares in view (a
-    light falling off across the board)."""
-    cells, shares, _ = side_line_shares(image, h_units, 0)
+    light falling off across the board). ``lens``: the picture's bending (``h_units`` then maps to
+    undistorted pixels)."""
+    cells, shares, _ = side_line_shares(image, h_units, 0, lens)
     faint = np.nan_to_num(shares, nan=np.inf) < IN_VIEW_FAINT
     seen = (faint.sum(axis=2) < 2).ravel()
     special, plain = PREMIUM.ravel() & seen, ~PREMIUM.ravel() & seen
@@ -1219,7 +1257,8 @@ def _permute_mesh(mesh: F64, m: F64) -> F64:
     return np.asarray(mesh[old[:, 1], old[:, 0]].reshape(SIZE + 1, SIZE + 1, 2), np.float64)
 
 
-def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float, float]:
+def _checked_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Lens | None = None
+                   ) -> tuple[F64, float, float]:
     """Correct a registration off by up to ``SHIFT_REACH`` whole squares by the special-square
     pattern (T-B2, ``_pattern_shift``), unless the shifted grid explains fewer grid lines than
     ``share`` by more than ``SHIFT_LINE_LOSS`` (a hand or an arm over the special squares can fake
@@ -1227,18 +1266,25 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     than ``FRAMED_LINE_LOSS`` for a shift that frames the board clearly better; a registration
     with less than ``WIDE_SHIFT_BELOW`` of its grid lines found may first move further
     (``_far_shift``). Also the pattern score of the result, and its share of grid lines found
-    (``share`` unless it moved that far: its candidate ranks by the lines of the board it found)."""
+    (``share`` unless it moved that far: its candidate ranks by the lines of the board it found).
+    ``lens``: the picture's bending, when ``h_units`` maps to undistorted pixels; every grid is then
+    seen through it, and ``share`` is measured again that way before it is compared with a moved grid's."""
+    remeasure = lens
+    if lens is not None and share < WIDE_SHIFT_BELOW:
+        share, remeasure = _share_through(gray, h_units, lens), None
     if share < WIDE_SHIFT_BELOW:
-        far = _far_shift(image, gray, h_units, share)
+        far = _far_shift(image, gray, h_units, share, lens)
         if far is not None:
             return far
-    (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units)
-    if (dx, dy) == (0, 0):
-        if LINE_SHIFT_GAIN > 0 and near:
-            return (*_line_shift(gray, h_units, share, prem_here, near), share)
+    (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units, lens=lens)
+    if (dx, dy) == (0, 0) and not (LINE_SHIFT_GAIN > 0 and near):
         return h_units, prem_here, share
+    if remeasure is not None:
+        share = _share_through(gray, h_units, remeasure)
+    if (dx, dy) == (0, 0):
+        return (*_line_shift(gray, h_units, share, prem_here, near, lens), share)
     shifted = _shifted(h_units, dx, dy)
-    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
+    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens)
     allowed = SHIFT_LINE_LOSS
     if framed >= FRAMED_GAIN and prem - prem_here >= FRAMED_PATTERN_GAIN:
         allowed = FRAMED_LINE_LOSS
@@ -1247,22 +1293,28 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[
     return h_units, prem_here, share
 
 
-def _far_shift(image: Image, gray: U8, h_units: F64, share: float) -> tuple[F64, float, float] | None:
+def _share_through(gray: U8, h_units: F64, lens: Lens) -> float:
+    """The share of grid lines found on the grid ``h_units`` (to undistorted pixels) seen through ``lens``."""
+    return refine_with_grid_lines(gray, h_units, rounds=1, lens=lens)[1]
+
+
+def _far_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Lens | None = None
+               ) -> tuple[F64, float, float] | None:
     """The registration moved by more than ``SHIFT_REACH`` and up to ``WIDE_SHIFT_REACH`` whole
     squares, with its pattern score and share of grid lines found, when the special squares stand
     out best there and the moved grid explains as many grid lines (``WIDE_SHIFT_LINE_LOSS``); else
     ``None``. The case: a lattice grown on part of the board (under a hand, glare) whose window was
     placed on the table beside it."""
-    (dx, dy), prem, _, _, _ = _pattern_shift(image, h_units, WIDE_SHIFT_REACH)
+    (dx, dy), prem, _, _, _ = _pattern_shift(image, h_units, WIDE_SHIFT_REACH, lens)
     if max(abs(dx), abs(dy)) <= SHIFT_REACH:
         return None
     shifted = _shifted(h_units, dx, dy)
-    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
+    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens)
     return (shifted, prem, share_shifted) if share_shifted >= share - WIDE_SHIFT_LINE_LOSS else None
 
 
 def _line_shift(gray: U8, h_units: F64, share: float, prem_here: float,
-                near: list[tuple[int, int, float]]) -> tuple[F64, float]:
+                near: list[tuple[int, int, float]], lens: Lens | None = None) -> tuple[F64, float]:
     """Among the shifts ``near`` (``(dx, dy, pattern score)``, whose special-square pattern stands
     out almost as clearly as the registration's own), the one whose grid explains the most grid
     lines, if by ``LINE_SHIFT_GAIN`` more than ``share``: a grid grown off the board's edge onto
@@ -1271,7 +1323,7 @@ def _line_shift(gray: U8, h_units: F64, share: float, prem_here: float,
     best_share = share + LINE_SHIFT_GAIN
     for dx, dy, p in near[:LINE_SHIFT_TRIES]:
         shifted = _shifted(h_units, dx, dy)
-        _, s, _, _ = refine_with_grid_lines(gray, shifted, rounds=1)
+        _, s, _, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens)
         if s >= best_share:
             best, best_share = (shifted, p), s
     return best
@@ -1282,7 +1334,7 @@ def _shifted(h_units: F64, dx: int, dy: int) -> F64:
     return np.asarray(h_units @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64), np.float64)
 
 
-def _pattern_shift(image: Image, h_units: F64, reach: int = SHIFT_REACH
+def _pattern_shift(image: Image, h_units: F64, reach: int = SHIFT_REACH, lens: Lens | None = None
                    ) -> tuple[tuple[int, int], float, float, float, list[tuple[int, int, float]]]:
     """The whole-square shift (within ``reach``) under which the special squares stand out
     clearly best and the squares just outside the grid do not look like the board's own (a board
@@ -1292,7 +1344,7 @@ def _pattern_shift(image: Image, h_units: F64, reach: int = SHIFT_REACH
     look like playing squares after the shift than before, and the other shifts whose choice score
     is within ``LINE_SHIFT_PATTERN_LOSS`` of no shift's, best first, with their pattern scores."""
     m = reach + 1  # one more square each way for the ring outside the window
-    rect = rectify(image, h_units, 16, m)
+    rect = rectify(image, h_units, 16, m, lens)
     sums = squares_lab_sums(rect, 16)
     cells = cell_colours(rect, 16, sums)  # (15 + 2m)² squares
     lines = square_lines(rect, 16, cells, sums) if RING_LINES else None

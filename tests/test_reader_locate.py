@@ -409,7 +409,7 @@ def test_reader_locate_grid_mostly_outside_the_picture_is_no_board(seed: int) ->
     assert MAX_OUTSIDE_SHARE <= 0.77
     image = random_frame("trigon", seed, "normal", size=(1280, 720)).image
     with pytest.raises(BoardNotLocatedError, match="outside the picture" if _OPENCV_5_1 else None):
-        locate_board(image)  # before OpenCV 5.1 their lattices were refused by the in-view test
+        locate_board(image)  # before OpenCV 5.1 its lattice was refused by the in-view test
 
 
 def test_reader_locate_grid_across_the_horizon_is_no_board() -> None:

@@ -793,8 +793,13 @@ def lens_bend(lens: Lens, h_units: F64) -> float:
     ``h_units`` maps to undistorted pixels from where that homography alone puts it."""
     jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
     straight = _near_lens(lens, apply_h(h_units, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)))
-    pitch = math.sqrt(abs(cv2.contourArea(straight[[0, SIZE, -1, -1 - SIZE]].astype(np.float32)))) / SIZE
+    pitch = _square_px(straight[[0, SIZE, -1, -1 - SIZE]])
     return float(np.max(np.hypot(*(lens.distort(straight) - straight).T)) / max(pitch, 1e-9))
+
+
+def _square_px(corners: F64) -> float:
+    """The side of one square (px) of the playing area with these four corners (from its area)."""
+    return math.sqrt(abs(cv2.contourArea(np.asarray(corners, np.float32)))) / SIZE
 
 
 def _mesh(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], vl: list[tuple[float, float] | None],
@@ -1135,7 +1140,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         # the bent-line crossings are trusted only where they agree with the homography
         jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
         flat = apply_h(h_ref, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)).reshape(mesh.shape)
-        pitch_px = math.sqrt(abs(cv2.contourArea(raw.astype(np.float32)))) / SIZE
+        pitch_px = _square_px(raw)
         if not np.all(np.isfinite(mesh)) or np.max(np.hypot(*(mesh - flat).reshape(-1, 2).T)) > 0.35 * pitch_px:
             mesh = None
         else:
@@ -1269,9 +1274,9 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Len
     (``share`` unless it moved that far: its candidate ranks by the lines of the board it found).
     ``lens``: the picture's bending, when ``h_units`` maps to undistorted pixels; every grid is then
     seen through it, and ``share`` is measured again that way before it is compared with a moved grid's."""
-    remeasure = lens
+    measured_through = False  # whether ``share`` has been measured through ``lens`` yet
     if lens is not None and share < WIDE_SHIFT_BELOW:
-        share, remeasure = _share_through(gray, h_units, lens), None
+        share, measured_through = _share_through(gray, h_units, lens), True
     if share < WIDE_SHIFT_BELOW:
         far = _far_shift(image, gray, h_units, share, lens)
         if far is not None:
@@ -1279,8 +1284,8 @@ def _checked_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Len
     (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units, lens=lens)
     if (dx, dy) == (0, 0) and not (LINE_SHIFT_GAIN > 0 and near):
         return h_units, prem_here, share
-    if remeasure is not None:
-        share = _share_through(gray, h_units, remeasure)
+    if lens is not None and not measured_through:
+        share = _share_through(gray, h_units, lens)
     if (dx, dy) == (0, 0):
         return (*_line_shift(gray, h_units, share, prem_here, near, lens), share)
     shifted = _shifted(h_units, dx, dy)

@@ -185,6 +185,22 @@ def test_reader_consistency_tiles_may_join_through_unseen_squares_t_p3() -> None
     assert far[index("B2")].cls == 4 and not far[index("B2")].rules
 
 
+def test_reader_consistency_hidden_centre_holds_a_tile_once_tiles_are_down_t_p3() -> None:
+    """As in frame 18,200,151: glare washes out H8 (its lines lost, so it counts as covered) and the
+    nets read it empty, between a sure 6 and a sure 4. The first placement covers H8 (T-P3), so it
+    is a tile, and the trio 6 + ? + 4 makes it a 5, flagged; in plain view, or on an empty board,
+    an H8 read empty stays empty."""
+    probs = board(G8=[(6, 0.99), (5, 0.01)], I8=[(4, 0.99), (1, 0.01)],
+                  H8=[(EMPTY, 0.999), (11, 0.0007), (3, 0.0003)])
+    covered = np.zeros(225, bool)
+    covered[index("H8")] = True
+    got = decide(probs, covered)[index("H8")]
+    assert got.cls == 5 and "T-P3" in got.rules and got.confidence < 0.6
+    assert decide(probs)[index("H8")].cls == EMPTY  # in view: a player's illegal opening, reported
+    alone = board(H8=[(EMPTY, 0.999), (11, 0.001)])
+    assert all(c.cls == EMPTY for c in decide(alone, covered))
+
+
 def test_reader_consistency_trio_mended_beyond_the_top_candidates_t_p4() -> None:
     """As in frame 4,200,337: a 3 half under a finger (not flagged covered) read 0 / 6 / 8, in the
     trio 3 + 11 + 1. No top candidate makes 15, so one square may take any value: 3 (flagged low).

@@ -15,7 +15,9 @@
   shows) is read empty when that is more probable than the likeliest squares between being tiles
   read empty, and not too unlikely (``ISLAND_MAX_COST``): a phantom tile on a pattern or the
   board's edge. No tile is ever added this way (a tile under an unseen hand, or a player's
-  illegal placement, would be invented over).
+  illegal placement, would be invented over), but one: the first placement covers H8, so an H8
+  the picture does not show (a hand, glare), read empty while tiles lie elsewhere, is a tile of
+  unknown value that its runs settle.
 - A covered square (a hand over its grid lines: ``decide(…, covered)``) may show only part of its
   marks, so its reading is mixed with "any value" (``COVERED_DOUBT``; less, ``SURE_COVERED_DOUBT``,
   when the reading is sure all the same) and every value is an option when its run is re-read: a
@@ -160,12 +162,33 @@ def decide(probs: F32, covered: NDArray[np.bool_] | None = None,
         else:
             choices.append(SquareChoice(EMPTY, 1.0 - p_occ, p_occ, cands, [], bool(covered_here[i]), q))
     free = hidden if unknown is None else hidden | np.asarray(unknown, bool).reshape(n)
+    _centre_tile(choices, free)
     _drop_cut_off_groups(choices, free)
     _enforce_counts(choices)
     for _ in range(2):
         _enforce_runs(choices)
     _enforce_counts(choices)
     return choices
+
+
+def _centre_tile(choices: list[SquareChoice], free: NDArray[np.bool_]) -> None:
+    """T-P3: the first placement covers H8, so once a tile is down H8 holds one. An H8 read empty
+    that the picture does not show (``free``: under a hand, washed out, outside) while tiles lie
+    elsewhere becomes a covered tile of unknown value (the tile set's shares mixed into its
+    reading), left to its runs to settle. An H8 in plain view read empty stays empty: a player's
+    illegal opening is reported, not mended."""
+    c = choices[CENTRE]
+    if c.cls != EMPTY or not free[CENTRE] or not any(o.cls != EMPTY for o in choices):
+        return
+    prior = np.array([*VALUE_COUNTS, WILDS], np.float32)
+    prior /= prior.sum()
+    q = prior if c.tile_probs is None else (1.0 - COVERED_DOUBT) * c.tile_probs + COVERED_DOUBT * prior
+    top = np.argsort(-q)[:TOP_K]
+    c.tile_probs = np.asarray(q, np.float32)
+    c.candidates = [(int(k), float(q[k])) for k in top]
+    c.cls, c.p_occupied, c.covered = c.candidates[0][0], 1.0, True
+    c.confidence = min(c.candidates[0][1], ILLEGAL_RUN_FACTOR)
+    c.rules.append("T-P3")
 
 
 def _groups(passable: NDArray[np.bool_]) -> list[set[int]]:

@@ -13,10 +13,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.triolet.tiles import VALUE_COUNTS, WILDS
 from vision.locate import SIZE
 
-from .classifier import EMPTY, WILD
+from .classifier import EMPTY, WILD, tile_set_shares
 from .geometry import MARGIN, PITCH
 
 F32 = NDArray[np.float32]
@@ -119,8 +118,7 @@ def as_unknown_tiles(probs: F32, blank: NDArray[np.bool_]) -> None:
     ``BLANK_P_EMPTY`` empty, the rest shared by the values and the wild as the tile set holds them."""
     if not blank.any():
         return
-    counts = np.array([*VALUE_COUNTS, WILDS], np.float32)
     row = np.zeros(probs.shape[1], np.float32)
-    row[:WILD + 1] = (1.0 - BLANK_P_EMPTY) * counts / counts.sum()
+    row[:WILD + 1] = (1.0 - BLANK_P_EMPTY) * tile_set_shares()
     row[EMPTY] = BLANK_P_EMPTY
     probs[blank] = row

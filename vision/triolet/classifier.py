@@ -13,12 +13,21 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.triolet.tiles import VALUE_COUNTS, WILDS
+
 F32 = NDArray[np.float32]
 
 WILD = 16
 EMPTY = 17
 N_CLASSES = 18
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "triolet_squares.npz"
+
+
+def tile_set_shares() -> F32:
+    """The tile classes (0–15, 16 wild) as shares of the tile set (T-B3): what a tile of unknown
+    value is likely to be."""
+    counts = np.array([*VALUE_COUNTS, WILDS], np.float32)
+    return np.asarray(counts / counts.sum(), np.float32)
 
 
 def class_name(k: int) -> str:

@@ -42,7 +42,7 @@ from engine.triolet.runs import EMPTY as ENGINE_EMPTY
 from engine.triolet.runs import run_along
 from engine.triolet.tiles import VALUE_COUNTS, WILDS
 
-from .classifier import EMPTY, WILD
+from .classifier import EMPTY, WILD, tile_set_shares
 
 F32 = NDArray[np.float32]
 
@@ -180,8 +180,7 @@ def _centre_tile(choices: list[SquareChoice], free: NDArray[np.bool_]) -> None:
     c = choices[CENTRE]
     if c.cls != EMPTY or not free[CENTRE] or not any(o.cls != EMPTY for o in choices):
         return
-    prior = np.array([*VALUE_COUNTS, WILDS], np.float32)
-    prior /= prior.sum()
+    prior = tile_set_shares()
     q = prior if c.tile_probs is None else (1.0 - COVERED_DOUBT) * c.tile_probs + COVERED_DOUBT * prior
     top = np.argsort(-q)[:TOP_K]
     c.tile_probs = np.asarray(q, np.float32)

@@ -67,6 +67,8 @@ MAX_COMBOS = 3000
 #: Largest cost (−log probability that all its tiles are phantoms) of reading a cut-off group of
 #: tiles empty (T-P3): about 1 in 160,000.
 ISLAND_MAX_COST = 12.0
+#: Highest confidence of a hidden H8 read as a tile only because tiles are down (T-P3).
+HIDDEN_CENTRE_CONFIDENCE = 0.5
 
 
 @dataclass
@@ -183,10 +185,10 @@ def _centre_tile(choices: list[SquareChoice], free: NDArray[np.bool_]) -> None:
     prior = tile_set_shares()
     q = prior if c.tile_probs is None else (1.0 - COVERED_DOUBT) * c.tile_probs + COVERED_DOUBT * prior
     top = np.argsort(-q)[:TOP_K]
-    c.tile_probs = np.asarray(q, np.float32)
+    c.tile_probs = q
     c.candidates = [(int(k), float(q[k])) for k in top]
     c.cls, c.p_occupied, c.covered = c.candidates[0][0], 1.0, True
-    c.confidence = min(c.candidates[0][1], ILLEGAL_RUN_FACTOR)
+    c.confidence = min(c.candidates[0][1], HIDDEN_CENTRE_CONFIDENCE)
     c.rules.append("T-P3")
 
 

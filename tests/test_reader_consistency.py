@@ -216,6 +216,18 @@ def test_reader_consistency_trio_mended_beyond_the_top_candidates_t_p4() -> None
     assert all(sure[index(s)].confidence < 0.6 for s in ("I6", "J6", "K6"))
 
 
+def test_reader_consistency_trio_mended_beyond_the_top_candidates_when_more_probable_t_p4() -> None:
+    """As in frame 20,000,760: I8–I10 reads 6 (a 3 beside a hand, top candidates 6, 4, 0), 7 (0.91)
+    and 6 (a 5 read 6 / 5 / 9): 19 is illegal. The top candidates alone make 15 only as 4 + 2 + 9,
+    which changes the sure 7; a 3 beyond I8's top three (3 + 7 + 5) is 12 times as probable."""
+    probs = board(I8=[(6, 0.30), (4, 0.18), (0, 0.17), (3, 0.15), (8, 0.1), (1, 0.1)],
+                  I9=[(7, 0.91), (2, 0.09)], I10=[(6, 0.46), (5, 0.31), (9, 0.21), (8, 0.02)])
+    got = decide(probs)
+    assert [got[index(s)].cls for s in ("I8", "I9", "I10")] == [3, 7, 5]
+    assert got[index("I9")].rules == [] and got[index("I9")].confidence > 0.9
+    assert "T-P4" in got[index("I8")].rules and got[index("I8")].confidence < 0.6
+
+
 def test_reader_consistency_reread_keeps_the_crossing_run_legal_t_p4() -> None:
     """As in frame 5,800,074: F8–F10 reads 4, 1 and a half-hidden 15 (10 a close second), and
     row 10 reads E10 (a shadow, 40 % empty) 0, F10, G10 0. The column re-read makes F10 a 10;

@@ -5,9 +5,9 @@
 - T-P4: every maximal run of occupied squares has length ≤ 3, a pair totals ≤ 15, a trio exactly
   15 (a wild counts as whatever value it was declared). A run that breaks this is re-read from the
   squares' top candidates, and "empty" for a square not surely holding a tile (a phantom under a
-  hand): the most probable legal assignment. When no combination of top candidates is close, a
-  pair or trio may take any value at one of its squares (a tile half under a finger whose true
-  value is not among its top three, in a trio whose other two fix it). If none is close in
+  hand): the most probable legal assignment. A pair or trio may also take any value at one of its
+  squares, when that is more probable (a tile half under a finger whose true value is not among
+  its top three, in a trio whose other two fix it). If none is close in
   probability, the readings stay and their confidence drops. A re-reading must keep legal the
   runs crossing the re-read one (a square re-read to mend its row may not break its column).
 - T-P3: every placement after the first touches the tiles already down, so the tiles form one
@@ -62,6 +62,11 @@ COVERED_DOUBT = 0.5
 SURE_UNDER_HAND = 0.99
 #: ... which is doubted this much only, so that its run is mended at the unsure squares beside it.
 SURE_COVERED_DOUBT = 0.25
+#: Runs up to this long are also re-read with one square at any value (beyond its ``TOP_K``), and the
+#: more probable of the two re-readings wins (stop 38: until then only when no combination of top
+#: candidates was legal and close; a 3 whose top candidates were 6, 4, 0 made 4 + 2 + 9 of a trio
+#: 3 + 7 + 5 read 7 at 0.91, changing the sure 7).
+WIDEST_REREAD = 3
 #: Most candidate combinations tried for one run; beyond, covered squares offer only ``TOP_K``.
 MAX_COMBOS = 3000
 #: Largest cost (−log probability that all its tiles are phantoms) of reading a cut-off group of
@@ -341,8 +346,8 @@ def _reread(choices: list[SquareChoice], run: tuple[int, ...], crossing: list[Cr
         options = [_options(choices[j], choices[j].candidates) for j in run]
     base = float(np.prod([dict(o).get(choices[j].cls, 1e-6) for j, o in zip(run, options, strict=True)]))
     best = _most_probable_legal(options, crossing)
-    if (best is None or best[0] < ADOPT_RATIO * base) and len(run) <= 3:
-        # one square misread beyond its top candidates
+    if len(run) <= WIDEST_REREAD:
+        # one square misread beyond its top candidates, whenever that is the more probable reading
         narrow = options
         for m, j in enumerate(run):
             opts_m = [*narrow[:m], _options(choices[j], choices[j].values), *narrow[m + 1:]]

@@ -49,6 +49,17 @@ def row_style(row: str) -> tuple[str, Any]:
     return row, training_pool()
 
 
+def checked_rows(rows_text: str, frames: int) -> list[str]:
+    """The rows named in ``--rows`` (comma-separated), checked, with ``--frames`` checked too."""
+    rows = [r.strip() for r in rows_text.split(",") if r.strip()]
+    for r in rows:
+        if r not in ROWS:
+            raise CliError(f"--rows: unknown row {r!r} (choose from {', '.join(ROWS)})")
+    if frames < 1:
+        raise CliError("--frames must be at least 1")
+    return rows
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default="triolet", choices=["triolet", "trigon", "triominos", "trio_domino"],
                    help="which game's reader (trigon and the tile games: companion_api/bench/read_others.py)")
@@ -151,12 +162,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--against times the searching reader: it does not combine with --calibration")
     if args.calibration == "profile":
         return run_profile_bench(args, (w, h))
-    rows = [r.strip() for r in args.rows.split(",") if r.strip()]
-    for r in rows:
-        if r not in ROWS:
-            raise CliError(f"--rows: unknown row {r!r} (choose from {', '.join(ROWS)})")
-    if args.frames < 1:
-        raise CliError("--frames must be at least 1")
+    rows = checked_rows(args.rows, args.frames)
     if args.against is not None:
         from .read_paired import run_paired
 

@@ -16,6 +16,7 @@ from .common import missing_subcommand
 TARGETS = {
     "engine": "rules engine: events checked and placements generated per second",
     "read": "reading boards from rendered pictures: accuracy by difficulty, ms per frame",
+    "decide": "the Triolet reader's rules alone, paired on kept evidence: boards gained and lost",
     "replay": "following rendered game videos: moves recovered, false/missed events, latency",
     "serve": "live updates: latency from event commit to receipt on concurrent SSE clients",
     "render": "synthetic renderer: frames rendered per second",

@@ -158,6 +158,47 @@ class CellReading:
                 "confidence": round(self.confidence, 3)}
 
 
+@dataclass(frozen=True)
+class SquareEvidence:
+    """What the picture says of the 225 squares (row by row) before the rules decide: the class
+    probabilities (0–15 values, 16 wild, 17 empty) and which squares a hand covers (``covered``:
+    grid lines lost), lies beside (``beside``), crosses as a blob (``occluded``), which show a
+    blank face (``blank``) and which lie outside the picture (``outside``). ``decide_cells`` turns
+    it into the occupied cells; the benchmark keeps it to measure the decision step alone."""
+
+    probs: F32
+    covered: NDArray[np.bool_]
+    beside: NDArray[np.bool_]
+    blank: NDArray[np.bool_]
+    occluded: NDArray[np.bool_]
+    outside: NDArray[np.bool_]
+
+    @property
+    def hidden(self) -> NDArray[np.bool_]:
+        """Squares whose marks may not be in view: a tile read there is flagged (``OBSCURED_CONFIDENCE``)."""
+        return np.asarray(self.covered | self.beside | self.blank | self.occluded, bool)
+
+
+def decide_cells(evidence: SquareEvidence) -> tuple[CellReading, ...]:
+    """The occupied squares, row by row, as the rules decide them from ``evidence``
+    (``consistency.decide``: T-B3/T-P7 counts, T-P4 runs, T-P3 groups); a tile where the picture
+    may hide its marks is flagged (confidence at most ``OBSCURED_CONFIDENCE``)."""
+    # a blank tile's value may be anything its runs allow, like a covered square's
+    choices = decide(evidence.probs, evidence.covered | evidence.blank, evidence.outside)
+    hidden = evidence.hidden
+    cells: list[CellReading] = []
+    for i, ch in enumerate(choices):
+        if ch.cls == EMPTY:
+            continue
+        row, col = divmod(i, SIZE)
+        cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
+                      for k, pk in ch.candidates)
+        conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden[i] else float(ch.confidence)
+        cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
+                                 conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), bool(hidden[i])))
+    return tuple(cells)
+
+
 @dataclass
 class TrioletReading:
     """A read board: its location, the occupied squares (row by row), per-square class
@@ -174,6 +215,8 @@ class TrioletReading:
     profile's stored corners, re-validated on this picture) or ``"given"`` (the caller's location)."""
     fit_reason: str = ""
     """With a calibration profile: why its stored corners were used or not (``calibration.fit``)."""
+    evidence: SquareEvidence | None = None
+    """What the picture said of each square before the rules decided (``decide_cells``)."""
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the INTERFACES §3 shape."""
@@ -518,25 +561,15 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     if HAND_DOUBT:
         doubt_tiles_under_hands(probs, touched)
     t4 = time.perf_counter()
-    # a blank tile's value may be anything its runs allow, like a covered square's
-    choices = decide(probs, covered.reshape(-1) | blank, outside)
-    cells: list[CellReading] = []
-    for i, ch in enumerate(choices):
-        if ch.cls == EMPTY:
-            continue
-        row, col = divmod(i, SIZE)
-        cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
-                      for k, pk in ch.candidates)
-        hidden = bool(covered[row, col] or beside[row, col] or blank[i] or occluded[i])
-        conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden else float(ch.confidence)
-        cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
-                                 conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), hidden))
+    evidence = SquareEvidence(probs, covered.reshape(-1), beside.reshape(-1), blank, occluded, outside)
+    cells = decide_cells(evidence)
     t5 = time.perf_counter()
     timings = {"validate": (tv - t0) * 1e3, "locate": (t1 - tv) * 1e3, "rectify": (t2 - t1) * 1e3,
                "features": (t3 - t2) * 1e3,
                "classify": (t4 - t3) * 1e3, "consistency": (t5 - t4) * 1e3, "total": (t5 - t0) * 1e3}
-    return TrioletReading(loc, tuple(cells), probs.reshape(SIZE, SIZE, -1), timings,
-                          rect if keep_images else None, crops if keep_images else None, located_by, fit_reason)
+    return TrioletReading(loc, cells, probs.reshape(SIZE, SIZE, -1), timings,
+                          rect if keep_images else None, crops if keep_images else None, located_by, fit_reason,
+                          evidence)
 
 
 def write_debug(reading: TrioletReading, folder: str | Path) -> list[Path]:

@@ -91,3 +91,17 @@ def test_bench_decide_bad_rows_are_bad_usage(tmp_path: Path) -> None:
     args = argparse.Namespace(cache=str(tmp_path), frames=1, seed=0, rows="sideways", errors=False, game="triolet")
     with pytest.raises(CliError, match="unknown row"):
         bench_decide.run(args)
+
+
+def test_bench_decide_never_writes_into_a_folder_of_other_things(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
+    with pytest.raises(CliError, match="holds other things"):
+        bench_decide.open_cache(tmp_path, bench_decide.reader_fingerprint())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_bench_decide_spoilt_evidence_is_named_not_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "20100000.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(CliError, match="delete the file"):
+        bench_decide.score_kept(bad, 20_100_000, bench_decide.Paired())

@@ -22,6 +22,7 @@ import hashlib
 import json
 import sys
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,9 @@ def open_cache(folder: Path, fingerprint: str) -> None:
                            f"checkout's {fingerprint}: the code before the decision step changed); delete it or "
                            "choose another folder")
         return
+    if folder.is_dir() and any(folder.iterdir()):
+        raise CliError(f"--cache {folder}: a folder that holds other things (no {FINGERPRINT_FILE}); name a new "
+                       "or empty folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         marker.write_text(fingerprint + "\n", encoding="utf-8")
@@ -139,10 +143,14 @@ def score_kept(path: Path, seed: int, result: Paired) -> None:
     from vision.triolet.evaluate import score_cells
     from vision.triolet.reader import SquareEvidence, decide_cells
 
-    with np.load(path) as d:
-        kept = {k: d[k] for k in d.files}
-    labels = json.loads(bytes(kept["labels"]).decode())
-    occ = kept["occluders"] if kept["occluders"].size else None
+    try:
+        with np.load(path) as d:
+            kept = {k: d[k] for k in d.files}
+        labels = json.loads(bytes(kept["labels"]).decode())
+        occ = kept["occluders"] if kept["occluders"].size else None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        raise CliError(f"{path}: not evidence this bench can read ({type(exc).__name__}); delete the file and "
+                       "it is made again") from None
     result.frames += 1
     if "probs" not in kept:
         before = now = score_cells(None, [], labels, occ)

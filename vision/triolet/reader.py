@@ -64,10 +64,7 @@ SECOND_OPINION = True
 RECHECK_BELOW_EMPTY = 0.9999
 #: ... and take the CNN's reading when its "empty" probability, averaged over the four quarter
 #: turns, is below this (the CNN is sure a tile is there); otherwise the MLP's "empty" stands.
-#: 0.01 until stop 38: faint numerals on white faces (a light typeface under glare) read 0.99+
-#: empty by the MLP and 0.01–0.05 by the CNN were lost (3 boards of 9,369 fresh frames mended,
-#: not one square changed on 4,100 others).
-RECHECK_MAX_EMPTY = 0.05
+RECHECK_MAX_EMPTY = 0.01
 #: A square under or beside a hand (``hand_squares``) that the MLP reads empty, however surely (a
 #: tile half under a finger looks empty to it), takes the CNN's four-turn reading when that gives
 #: "empty" less than this (the CNN learnt tiles partly under hands, and empty squares under them).

@@ -23,7 +23,7 @@ import json
 import sys
 import time
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +92,7 @@ def make_evidence(path: Path, seed: int, row: str) -> None:
     evidence, its cells as read, its labels and its hand mask in ``path``."""
     from vision.locate import BoardNotLocatedError
     from vision.render import random_frame
-    from vision.triolet.reader import read_triolet
+    from vision.triolet.reader import SquareEvidence, read_triolet
 
     diff, pool = row_style(row)
     fr = random_frame("triolet", seed, diff, pool=pool, size=(1280, 720))
@@ -110,10 +110,8 @@ def make_evidence(path: Path, seed: int, row: str) -> None:
         print(f"{row} seed {seed}: the reader failed ({type(exc).__name__}: {exc}); kept as not located",
               file=sys.stderr)
     if reading is not None and reading.evidence is not None:
-        ev = reading.evidence
-        arrays.update(corners=np.asarray(reading.board.corners_px, np.float64), probs=ev.probs,
-                      covered=ev.covered, beside=ev.beside, blank=ev.blank, occluded=ev.occluded,
-                      outside=ev.outside,
+        arrays.update({f.name: getattr(reading.evidence, f.name) for f in fields(SquareEvidence)},
+                      corners=np.asarray(reading.board.corners_px, np.float64),
                       cells=np.frombuffer(json.dumps([c.to_json() for c in reading.cells]).encode(), np.uint8))
     tmp = path.with_name(path.name + ".part.npz")
     np.savez_compressed(tmp, **arrays)
@@ -155,9 +153,8 @@ def score_kept(path: Path, seed: int, result: Paired) -> None:
     if "probs" not in kept:
         before = now = score_cells(None, [], labels, occ)
     else:
-        ev = SquareEvidence(np.asarray(kept["probs"], np.float32), *(np.asarray(kept[k], bool) for k in
-                                                                     ("covered", "beside", "blank", "occluded",
-                                                                      "outside")))
+        ev = SquareEvidence(**{f.name: np.asarray(kept[f.name], np.float32 if f.name == "probs" else bool)
+                               for f in fields(SquareEvidence)})
         t0 = time.perf_counter()
         cells = [c.to_json() for c in decide_cells(ev)]
         result.decide_ms.append((time.perf_counter() - t0) * 1e3)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..cli.common import CliError, seed_number
-from .read import ROW_SEED_STEP, ROWS, _single_threaded_blas, checked_rows, row_style
+from .read import ROWS, _single_threaded_blas, checked_rows, row_first_seed, row_style
 from .table import format_table, machine_line
 
 #: The decision step's own code: changing it keeps the evidence valid.
@@ -182,15 +182,13 @@ def paired_rows(cache: Path, rows: list[str], frames: int, seed: int, progress: 
     """Make the missing evidence in ``cache`` and score every row's frames paired (``Paired``)."""
     open_cache(cache, reader_fingerprint())
     out: dict[str, Paired] = {}
-    for ri, row in enumerate(ROWS):
-        if row not in rows:
-            continue
+    for row in (r for r in ROWS if r in rows):
         folder = cache / row
         folder.mkdir(exist_ok=True)
         result = out.setdefault(row, Paired())
         made = 0
         for i in range(frames):
-            s = seed + ri * ROW_SEED_STEP + i
+            s = row_first_seed(seed, row) + i
             path = folder / f"{s}.npz"
             if not path.exists():
                 make_evidence(path, s, row)

@@ -39,6 +39,11 @@ STAGES = ("locate", "rectify", "features", "classify", "consistency", "total")
 ROW_SEED_STEP = 100_000
 
 
+def row_first_seed(first: int, row: str) -> int:
+    """The first seed of ``row``'s frames when the bench starts at ``first`` (``ROW_SEED_STEP``)."""
+    return first + ROWS.index(row) * ROW_SEED_STEP
+
+
 def row_style(row: str) -> tuple[str, Any]:
     """The difficulty and the style pool a row's frames are rendered with (``held-out``: normal
     difficulty, held-out styles only; the others: their difficulty, training styles)."""
@@ -172,9 +177,7 @@ def run(args: argparse.Namespace) -> int:
     stages: list[list[Any]] = []
     by_size: list[list[Any]] = []
     crashed: list[int] = []
-    for ri, row in enumerate(ROWS):
-        if row not in rows:
-            continue
+    for row in (r for r in ROWS if r in rows):
         diff, pool = row_style(row)
         located = squares = correct = perfect = errors = flagged = skipped = strict = guesses = 0
         causes: Counter[str] = Counter()
@@ -187,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         i = 0
         n = 0
         while n < args.frames:
-            seed = args.seed + ri * ROW_SEED_STEP + i
+            seed = row_first_seed(args.seed, row) + i
             i += 1
             fr = render_with_timeout(args.render_timeout, random_frame, "triolet", seed, diff, pool=pool, size=(w, h))
             if fr is None:

@@ -112,7 +112,7 @@ def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str])
     """Render ``args.frames`` frames per row and read each with both checkouts; print the tables."""
     import vision
 
-    from .read import ROW_SEED_STEP, ROWS
+    from .read import ROWS, row_first_seed
 
     other = checkout_root(args.against)
     here = Path(vision.__file__).resolve().parent.parent
@@ -125,13 +125,12 @@ def run_paired(args: argparse.Namespace, size: tuple[int, int], rows: list[str])
         try:
             workers.append(_Worker(other, f"--against {args.against}", err_other))
             frame_file = str(Path(tmp) / "frame.npy")
-            for ri, row in enumerate(ROWS):
-                if row in rows:
-                    t, sc, d = _paired_row(args, size, row, args.seed + ri * ROW_SEED_STEP, workers, frame_file,
-                                           warm_up=not timing)
-                    timing.append(t)
-                    scores.append(sc)
-                    differ += d
+            for row in (r for r in ROWS if r in rows):
+                t, sc, d = _paired_row(args, size, row, row_first_seed(args.seed, row), workers, frame_file,
+                                       warm_up=not timing)
+                timing.append(t)
+                scores.append(sc)
+                differ += d
         finally:
             for w in workers:
                 w.close()

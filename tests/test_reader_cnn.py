@@ -197,3 +197,28 @@ def test_reader_cnn_weights_load_back_for_fine_tuning() -> None:
     assert set(again) == set(arrays)
     for k, v in arrays.items():
         assert np.allclose(np.asarray(again[k], np.float64), np.asarray(v, np.float64), atol=1e-3), k
+
+
+def test_reader_cnn_other_widths_export_and_load_back() -> None:
+    """A net of other conv widths and hidden units (``--widths``/``--hidden``) exports to arrays the
+    run-time numpy net reads alike, and ``net_for_arrays`` rebuilds its shape for ``--init``."""
+    pytest.importorskip("torch")
+    import torch
+
+    from vision.models.train_triolet_cnn import Net, export_arrays, load_arrays, net_for_arrays, to_tensor
+    from vision.triolet.cnn import cnn_from_arrays
+
+    torch.manual_seed(3)
+    net = Net(40, (8, 24, 40), 48)
+    net.eval()
+    arrays = export_arrays(net)
+    again = net_for_arrays(arrays)
+    assert (again.in_size, again.fc0.out_features) == (40, 48)
+    assert [m.out_channels for m in again.features if isinstance(m, torch.nn.Conv2d)] == [8, 24, 40]
+    load_arrays(again, arrays)
+    again.eval()
+    crops, _ = _frame_crops()
+    with torch.no_grad():
+        want = again(to_tensor(crops)).numpy()
+    got = cnn_from_arrays(arrays).logits(crops)
+    assert np.allclose(got, want, atol=2e-3 * (1.0 + np.abs(want).max()))

@@ -347,8 +347,9 @@ def train(paths: list[Path], epochs: int, out: Path, seed: int = 7, batch: int =
     counts = np.bincount(yt, minlength=N_CLASSES).astype(np.float64)
     counts[EMPTY] *= EMPTY_SHARE
     cw = torch.tensor((counts.sum() / (N_CLASSES * np.maximum(counts, 1))) ** 0.5, dtype=torch.float32)
-    net = Net(in_size, widths, hidden)
-    if init is not None:
+    if init is None:
+        net = Net(in_size, widths, hidden)
+    else:
         with np.load(init) as d:
             arrays = {k: d[k] for k in d.files}
         net = net_for_arrays(arrays)

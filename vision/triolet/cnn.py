@@ -35,7 +35,8 @@ CNN_PATH = Path(__file__).resolve().parent.parent / "models" / "triolet_cnn.npz"
 SECOND_CNN_PATH = CNN_PATH.with_name("triolet_cnn_b.npz")
 #: Two nets fine-tuned (from the two above) on pictures with a hand over the board: they read the
 #: squares a hand touches again, averaged (``hand_net.py``).
-HAND_CNN_PATHS = (CNN_PATH.with_name("triolet_cnn_hand.npz"), CNN_PATH.with_name("triolet_cnn_hand_b.npz"))
+HAND_CNN_PATHS: tuple[Path, ...] = (CNN_PATH.with_name("triolet_cnn_hand.npz"),
+                                    CNN_PATH.with_name("triolet_cnn_hand_b.npz"))
 #: Added to a crop's standard deviation (0–1 intensity units) before dividing by it.
 NORM_EPS = 0.03
 #: What runs the net: ``"auto"`` (the first of ``RUNTIMES`` that loads it), or one of ``RUNTIMES``.

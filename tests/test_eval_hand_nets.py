@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from vision.models.eval_triolet_hand_nets import BASE, compare, main, parse_variant, table
+from vision.models.eval_triolet_hand_nets import (
+    BASE,
+    VariantScore,
+    compare,
+    compare_parallel,
+    main,
+    parse_variant,
+    split,
+    table,
+)
 from vision.triolet import cnn as square_cnn
 
 
@@ -40,3 +49,29 @@ def test_main_refuses_a_missing_net(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--seed", "1", "--count", "1", "--variant", "x=/no/such/net.npz"])
     assert exc.value.code == 2
     assert "no such net file" in capsys.readouterr().err
+
+
+def test_split_covers_the_seeds_once_in_contiguous_parts() -> None:
+    assert split(10, 7, 3) == [(10, 3), (13, 2), (15, 2)]
+    assert split(10, 2, 5) == [(10, 1), (11, 1)]
+    assert split(10, 5, 1) == [(10, 5)]
+    for count, parts in ((1, 1), (9, 4), (100, 7)):
+        ranges = split(0, count, parts)
+        assert [s for first, n in ranges for s in range(first, first + n)] == list(range(count))
+
+
+def test_variant_scores_add_up() -> None:
+    a = VariantScore(2, 1, 3, 0, {5})
+    a.add(VariantScore(3, 2, 1, 1, {7, 8}))
+    assert (a.frames, a.perfect, a.wrong, a.guesses, a.perfect_seeds) == (5, 3, 4, 1, {5, 7, 8})
+
+
+def test_workers_give_the_single_process_scores_and_lines(tmp_path: Path) -> None:
+    # seeds 23,000,000 (a hand over the board) … 23,000,003, in two processes of two seeds each
+    variants = {BASE: square_cnn.HAND_CNN_PATHS}
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    serial = compare(variants, 23_000_000, 4, one, progress=False)
+    parallel = compare_parallel(variants, 23_000_000, 4, 2, two)
+    assert serial[BASE] == parallel[BASE] and serial[BASE].frames >= 1
+    assert two.read_text() == one.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.jsonl", "two.jsonl"]

@@ -9,17 +9,22 @@ NAME=PATH[+PATH…]`` (``base`` in a list stands for the committed pair; the net
 averaged as the reader averages its pair). Prints, per variant, the boards read perfectly, the
 wrong squares and the silent guesses, and the boards it gains and loses against ``base``::
 
-    python3 -m vision.models.eval_triolet_hand_nets --seed 23000000 --count 3000 \\
+    python3 -m vision.models.eval_triolet_hand_nets --seed 23000000 --count 3000 --workers 2 \\
         --variant wide=/tmp/wide.npz --variant mix=base+/tmp/wide.npz --jsonl /tmp/hands.jsonl
+
+``--workers N`` reads N contiguous parts of the seed range in N processes (one core each) and
+adds their scores up; the table is the one a single process prints.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +51,14 @@ class VariantScore:
     wrong: int = 0
     guesses: int = 0
     perfect_seeds: set[int] = field(default_factory=set)
+
+    def add(self, other: VariantScore) -> None:
+        """Add another part's totals to these."""
+        self.frames += other.frames
+        self.perfect += other.perfect
+        self.wrong += other.wrong
+        self.guesses += other.guesses
+        self.perfect_seeds |= other.perfect_seeds
 
 
 def parse_variant(text: str) -> tuple[str, tuple[Path, ...]]:
@@ -115,6 +128,56 @@ def compare(variants: dict[str, tuple[Path, ...]], seed: int, count: int,
     return scores
 
 
+def split(seed: int, count: int, parts: int) -> list[tuple[int, int]]:
+    """``count`` seeds from ``seed`` as up to ``parts`` contiguous (first seed, count) ranges."""
+    parts = max(1, min(parts, count))
+    step, extra = divmod(count, parts)
+    out: list[tuple[int, int]] = []
+    start = seed
+    for i in range(parts):
+        n = step + (1 if i < extra else 0)
+        out.append((start, n))
+        start += n
+    return out
+
+
+def _compare_part(variants: dict[str, tuple[Path, ...]], seed: int, count: int,
+                  jsonl: Path | None) -> dict[str, VariantScore]:
+    """One worker's part, on one core."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    return compare(variants, seed, count, jsonl)
+
+
+def compare_parallel(variants: dict[str, tuple[Path, ...]], seed: int, count: int, workers: int,
+                     jsonl: Path | None = None) -> dict[str, VariantScore]:
+    """``compare`` over ``workers`` processes, each a contiguous part of the seeds; ``jsonl`` gets
+    the parts' lines in seed order."""
+    ranges = split(seed, count, workers)
+    if len(ranges) == 1:
+        return compare(variants, seed, count, jsonl)
+    parts = [jsonl.with_name(f"{jsonl.name}.part{i}") if jsonl else None for i in range(len(ranges))]
+    for part in parts:
+        if part:
+            part.unlink(missing_ok=True)
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(len(ranges), mp_context=ctx) as pool:
+        futures = [pool.submit(_compare_part, variants, s, n, part) for (s, n), part in zip(ranges, parts, strict=True)]
+        results = [f.result() for f in futures]
+    scores = {name: VariantScore() for name in variants}
+    for result in results:
+        for name, sc in result.items():
+            scores[name].add(sc)
+    if jsonl:
+        with jsonl.open("a") as out:
+            for part in parts:
+                if part and part.exists():
+                    out.write(part.read_text())
+                    part.unlink()
+    return scores
+
+
 def table(scores: dict[str, VariantScore]) -> str:
     """The comparison as a Markdown table."""
     base = scores[BASE]
@@ -136,9 +199,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=PATH[+PATH...]",
                     help="hand nets to compare with the committed pair (repeatable)")
     ap.add_argument("--jsonl", type=Path, default=None, help="append one line per hand frame here")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes, each reading a contiguous part of the seeds on one core (default 1)")
     args = ap.parse_args(argv)
     if args.count < 1:
         ap.error("--count must be at least 1")
+    if args.workers < 1:
+        ap.error("--workers must be at least 1")
     variants: dict[str, tuple[Path, ...]] = {BASE: tuple(square_cnn.HAND_CNN_PATHS)}
     for text in args.variant:
         try:
@@ -146,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             ap.error(str(exc))
         variants[name] = paths
-    print(table(compare(variants, args.seed, args.count, args.jsonl)))
+    print(table(compare_parallel(variants, args.seed, args.count, args.workers, args.jsonl)))
     return 0
 
 

@@ -104,7 +104,11 @@ reader read 2,623, and 56 of the 61 empty squares there empty against 41.
 afresh (``--init`` takes the shape of the weights it starts from). Stop 42 trained a wider hand net,
 ``--widths 32,64,128 --hidden 256``, from scratch on 8 ``c_h`` and 12 ``ts_h`` files (training seeds
 1,620,000–1,625,999; 4 epochs, 44 minutes beside other work, validation 0.998 on clear crops,
-1.7 MB); it was not measured on the reader before the stop ended and is not committed.
+1.7 MB); on the reader it read the covered tiles worse than the committed pair (stop 43, see
+``docs/READER.md``) and is not committed. Stop 44 fine-tuned the committed pair again on those
+files, each from itself (``--init vision/models/triolet_cnn_hand.npz`` and ``_hand_b.npz``,
+``--lr 5e-4 --epochs 2 --threads 1``, seeds 41 and 43; 11 minutes each): +20 −11 boards in about
+5,500 hand frames, +2 −2 in 2,000 fresh normal frames; not committed either.
 
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the
 true value, so a 6 stays a 6 however it is turned), a small rotation/scale/shift, per-channel

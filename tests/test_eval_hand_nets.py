@@ -61,8 +61,8 @@ def test_split_covers_the_seeds_once_in_contiguous_parts() -> None:
 
 
 def test_variant_scores_add_up() -> None:
-    a = VariantScore(2, 1, 3, 0, {5})
-    a.add(VariantScore(3, 2, 1, 1, {7, 8}))
+    a = VariantScore(frames=2, wrong=3, guesses=0, perfect_seeds={5})
+    a.add(VariantScore(frames=3, wrong=1, guesses=1, perfect_seeds={7, 8}))
     assert (a.frames, a.perfect, a.wrong, a.guesses, a.perfect_seeds) == (5, 3, 4, 1, {5, 7, 8})
 
 

@@ -28,13 +28,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
+import cv2
 
 from vision.locate import BoardNotLocatedError
 from vision.render import random_frame
 from vision.render.frame import RenderedFrame
 from vision.triolet import cnn as square_cnn
-from vision.triolet.evaluate import _occluded_share, score_frame
+from vision.triolet.evaluate import hand_over_board, score_frame
 from vision.triolet.holdout import training_pool
 from vision.triolet.reader import read_triolet
 
@@ -47,15 +47,18 @@ class VariantScore:
     """One variant's totals over the hand frames."""
 
     frames: int = 0
-    perfect: int = 0
     wrong: int = 0
     guesses: int = 0
     perfect_seeds: set[int] = field(default_factory=set)
 
+    @property
+    def perfect(self) -> int:
+        """Boards read perfectly."""
+        return len(self.perfect_seeds)
+
     def add(self, other: VariantScore) -> None:
         """Add another part's totals to these."""
         self.frames += other.frames
-        self.perfect += other.perfect
         self.wrong += other.wrong
         self.guesses += other.guesses
         self.perfect_seeds |= other.perfect_seeds
@@ -85,9 +88,7 @@ def hand_frames(seed: int, count: int) -> Iterator[tuple[int, RenderedFrame]]:
     pool = training_pool()
     for s in range(seed, seed + count):
         fr = random_frame("triolet", s, "normal", pool=pool, size=SIZE)
-        occ = fr.masks.get("occluders")
-        corners = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
-        if occ is not None and _occluded_share(corners, occ) > 0:
+        if hand_over_board(fr.labels, fr.masks.get("occluders")):
             yield s, fr
 
 
@@ -110,7 +111,6 @@ def compare(variants: dict[str, tuple[Path, ...]], seed: int, count: int,
                 fs = score_frame(reading, fr.labels, fr.masks.get("occluders"))
                 sc = scores[name]
                 sc.frames += 1
-                sc.perfect += int(fs.perfect)
                 sc.wrong += len(fs.errors)
                 sc.guesses += len(fs.guesses)
                 if fs.perfect:
@@ -144,8 +144,6 @@ def split(seed: int, count: int, parts: int) -> list[tuple[int, int]]:
 def _compare_part(variants: dict[str, tuple[Path, ...]], seed: int, count: int,
                   jsonl: Path | None) -> dict[str, VariantScore]:
     """One worker's part, on one core."""
-    import cv2
-
     cv2.setNumThreads(1)
     return compare(variants, seed, count, jsonl)
 

@@ -232,7 +232,7 @@ def _score(got_c: NDArray[np.float64] | None, got: dict[str, tuple[int, float]],
     confidence) against the frame's labels."""
     truth_c = np.asarray(labels["board"]["corners_px_view"], np.float64)
     pitch = float(np.mean(np.hypot(*(np.roll(truth_c, -1, axis=0) - truth_c).T))) / SIZE
-    over = occluders is not None and _occluded_share(truth_c, occluders) > 0
+    over = hand_over_board(labels, occluders)
     if got_c is None:
         return FrameScore(False, float("inf"), hand_over_board=over, square_px=pitch)
     turn = tied_start(got_c, truth_c, 0.25 * pitch)
@@ -262,6 +262,13 @@ def _score(got_c: NDArray[np.float64] | None, got: dict[str, tuple[int, float]],
         h = units_to_image(truth_c)
         fs.under_hand = {sq for sq, *_ in fs.errors if _middle_covered(h, occluders, sq) >= UNDER_HAND}
     return fs
+
+
+def hand_over_board(labels: dict[str, Any], occluders: NDArray[np.uint8] | None) -> bool:
+    """Some occluder (a hand, an arm) lies over the frame's true playing area."""
+    if occluders is None:
+        return False
+    return _occluded_share(np.asarray(labels["board"]["corners_px_view"], np.float64), occluders) > 0
 
 
 def _middle_covered(h: NDArray[np.float64], occluders: NDArray[np.uint8], square: str) -> float:

@@ -97,3 +97,28 @@ def test_reader_hand_net_training_pictures_all_have_a_hand() -> None:
         under_hands += [y for _, y in hand]
     assert any(y != EMPTY for y in under_hands)
     assert DIFFICULTIES["normal"] is before and before.hand_prob < 1.0
+
+
+def test_reader_hand_net_training_pictures_can_be_far_boards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--board-fill`` and ``--size`` reach the renderer for that picture only (small, far boards
+    for the nets), and bad values end the run with a usage error."""
+    import vision.models.data_triolet_hand_scenes as scenes
+    from vision.render.difficulty import DIFFICULTIES
+    from vision.triolet.holdout import TRAIN_SEED_BASE
+
+    seen: list[tuple[tuple[float, float], object, tuple[int, ...]]] = []
+    real = scenes.random_frame
+
+    def spy(*a: object, **kw: object) -> object:
+        fr = real(*a, **kw)  # type: ignore[arg-type]
+        seen.append((DIFFICULTIES["normal"].board_fill, kw.get("size"), fr.image.shape))
+        return fr
+
+    monkeypatch.setattr(scenes, "random_frame", spy)
+    assert scenes.hand_scene_samples(TRAIN_SEED_BASE + 700_000, (0.45, 0.65), (1280, 720)) is not None
+    assert seen == [((0.45, 0.65), (1280, 720), (720, 1280, 3))]
+    assert DIFFICULTIES["normal"].board_fill == (0.55, 0.95)
+    for bad in (["--board-fill", "0.6,0.4"], ["--board-fill", "half"], ["--size", "1280"]):
+        with pytest.raises(SystemExit) as ended:
+            scenes.main(["--start", "0", "--out", "/nonexistent", *bad])
+        assert ended.value.code == 2

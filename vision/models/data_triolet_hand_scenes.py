@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,14 +36,17 @@ COLUMNS = "ABCDEFGHIJKLMNO"
 Samples = tuple[list[tuple[tuple[int, int], int]], list[tuple[tuple[int, int], int]]]
 
 
-def hand_scene_samples(seed: int) -> tuple[NDArray[np.uint8], Samples] | None:
+def hand_scene_samples(seed: int, board_fill: tuple[float, float] | None = None,
+                       size: tuple[int, int] | None = None) -> tuple[NDArray[np.uint8], Samples] | None:
     """The rectified board of one picture with a hand over it and its (square, label) samples: the
-    clear ones and those under a hand; ``None`` when the locator misses the board."""
+    clear ones and those under a hand; ``None`` when the locator misses the board. ``board_fill``
+    (board side / the picture's shorter side) and ``size`` (W, H) replace the normal preset's
+    ranges: small, far boards."""
     presets = render_difficulty.DIFFICULTIES
     normal = presets["normal"]
-    presets["normal"] = replace(normal, hand_prob=1.0, hands=(1, 2))
+    presets["normal"] = replace(normal, hand_prob=1.0, hands=(1, 2), board_fill=board_fill or normal.board_fill)
     try:
-        fr = random_frame("triolet", seed, "normal", pool=training_pool())
+        fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=size)
     finally:
         presets["normal"] = normal
     found = rectified_with_occluders(fr)
@@ -73,7 +77,9 @@ def hand_scene_samples(seed: int) -> tuple[NDArray[np.uint8], Samples] | None:
     return rect, (clear, hand)
 
 
-def make_hand_scenes(start: int, count: int, out: Path, empties_per_tile: float = 1.5) -> tuple[int, int]:
+def make_hand_scenes(start: int, count: int, out: Path, empties_per_tile: float = 1.5,
+                     board_fill: tuple[float, float] | None = None, size: tuple[int, int] | None = None
+                     ) -> tuple[int, int]:
     """Render ``count`` pictures from ``start`` and write their crop files; (clear, hand) counts."""
     xc: list[NDArray[np.uint8]] = []
     yc: list[NDArray[np.int64]] = []
@@ -81,7 +87,7 @@ def make_hand_scenes(start: int, count: int, out: Path, empties_per_tile: float 
     yh: list[NDArray[np.int64]] = []
     t0, skipped = time.time(), 0
     for i in range(start, start + count):
-        res = hand_scene_samples(TRAIN_SEED_BASE + i)
+        res = hand_scene_samples(TRAIN_SEED_BASE + i, board_fill, size)
         if res is None:
             skipped += 1
             continue
@@ -104,6 +110,21 @@ def make_hand_scenes(start: int, count: int, out: Path, empties_per_tile: float 
     return sum(len(v) for v in yc), len(keep)
 
 
+def _pair(kind: type, sep: str = ",") -> Any:
+    """An argparse type: two numbers of ``kind`` joined by ``sep`` ("0.4,0.6", "1280x720")."""
+    def parse(text: str) -> tuple[Any, Any]:
+        parts = text.lower().split(sep)
+        try:
+            lo, hi = (kind(v) for v in parts)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected two numbers joined by {sep!r}, got {text!r}") from None
+        if lo <= 0 or hi <= 0 or (sep == "," and lo > hi):
+            order = ", low first" if sep == "," else ""
+            raise argparse.ArgumentTypeError(f"{text!r}: expected positive numbers{order}")
+        return lo, hi
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--start", type=int, required=True, help="first picture (seed holdout.TRAIN_SEED_BASE + start)")
@@ -111,8 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="folder for c_h<start>.npz and ts_h<start>.npz")
     ap.add_argument("--empties-per-tile", type=float, default=1.5,
                     help="empty squares under hands kept per tile under a hand")
+    ap.add_argument("--board-fill", type=_pair(float), default=None, metavar="LO,HI",
+                    help="board side / the picture's shorter side, drawn in this range (default: the normal "
+                         "preset's 0.55,0.95; 0.42,0.64 at 1280x720: squares of about 19-27 px)")
+    ap.add_argument("--size", type=_pair(int, "x"), default=None, metavar="WxH",
+                    help="picture size (default: the preset's, 1280x720 or 1920x1080)")
     a = ap.parse_args(argv)
-    n_clear, n_hand = make_hand_scenes(a.start, a.count, a.out, a.empties_per_tile)
+    n_clear, n_hand = make_hand_scenes(a.start, a.count, a.out, a.empties_per_tile, a.board_fill, a.size)
     print(f"{a.out}: {n_clear} clear crops, {n_hand} under hands", file=sys.stderr)
     return 0
 

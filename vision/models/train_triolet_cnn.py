@@ -110,6 +110,12 @@ files, each from itself (``--init vision/models/triolet_cnn_hand.npz`` and ``_ha
 ``--lr 5e-4 --epochs 2 --threads 1``, seeds 41 and 43; 11 minutes each): +20 −11 boards in about
 5,500 hand frames, +2 −2 in 2,000 fresh normal frames; not committed either.
 
+Stop 45 fine-tuned all four nets (the square pair and the hand pair, each ``--init`` from itself,
+``--lr 5e-4 --epochs 2 --threads 1``, seeds 51/53/55/57) on far boards: the hand-scene data with
+``--board-fill 0.45,0.65 --size 1280x720`` (training seeds 1,700,000–1,701,999, four runs of 500;
+77k clear crops, 9.3k under hands; squares of 17–27 px), with the stop-42 files mixed in. On 742
+fresh frames whose squares are under 25 px: +4 −2 boards (95.55 → 95.82 %): chance, not committed.
+
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the
 true value, so a 6 stays a 6 however it is turned), a small rotation/scale/shift, per-channel
 gain, contrast, brightness, blur and noise. The net (``Net``): the crop shrunk to ``IN_SIZE`` px

@@ -12,7 +12,9 @@ from engine.triolet.board import INDEX, SIZE
 from engine.triolet.tiles import VALUE_COUNTS, WILDS
 from vision.render import random_frame
 from vision.triolet.blank_tiles import (
+    BLANK_MIN_EMPTY_DIST,
     BLANK_P_EMPTY,
+    CLEAR_MIN_EMPTY_DIST,
     as_unknown_tiles,
     blank_tiles,
     board_lab,
@@ -28,6 +30,7 @@ N = EMPTY + 1
 CREAM = (200, 235, 245)  # BGR
 BLACK = (25, 25, 25)
 BEIGE = (190, 225, 240)
+GLARED = (170, 170, 170)  # a black square under glare: 29 ΔE from CREAM
 
 
 def _board(empty_bgr: tuple[int, int, int], faces: list[int], blanks: list[int]) -> np.ndarray:
@@ -78,6 +81,28 @@ def test_a_blank_face_on_a_dark_board_is_a_tile() -> None:
     assert not _blank(_board(BLACK, FACES, []), _probs(FACES, {}), np.zeros(SIZE * SIZE, bool)).any()
 
 
+def test_a_white_face_among_glared_empty_squares_is_a_tile() -> None:
+    """Glare brightens the empty squares around a washed-out face (frame 25,100,198's D5, a 1 read empty
+    at 0.98): they come within ``BLANK_MIN_EMPTY_DIST`` of it, but the face matches the tiles'
+    colour so much more closely that it is a tile all the same; a square halfway between is not."""
+    rect = _board(BLACK, FACES, [BLANK])
+    o = round(MARGIN * PITCH)
+    glared = [INDEX[s] for s in ("K6", "K7", "K8", "L7")]
+    for i in glared:
+        r, c = divmod(i, SIZE)
+        rect[o + r * PITCH + 1:o + (r + 1) * PITCH - 1, o + c * PITCH + 1:o + (c + 1) * PITCH - 1] = GLARED
+    cores = square_cores(board_lab(rect))
+    colour = cores.mean(axis=1)
+    gap = float(np.linalg.norm(colour[BLANK] - colour[glared[0]]))
+    assert CLEAR_MIN_EMPTY_DIST <= gap < BLANK_MIN_EMPTY_DIST  # the first rule alone would miss it
+    hidden = np.zeros(SIZE * SIZE, bool)
+    assert list(np.flatnonzero(_blank(rect, _probs(FACES, {BLANK: 0.98}), hidden))) == [BLANK]
+    # a pale square as near the glared squares as the faces (no face colour) stays empty
+    r, c = divmod(BLANK, SIZE)
+    rect[o + r * PITCH + 3:o + (r + 1) * PITCH - 3, o + c * PITCH + 3:o + (c + 1) * PITCH - 3] = (185, 205, 210)
+    assert not _blank(rect, _probs(FACES, {BLANK: 0.98}), hidden).any()
+
+
 def test_a_light_board_whose_squares_look_like_faces_is_left_alone() -> None:
     rect = _board(BEIGE, FACES, [BLANK])
     assert not _blank(rect, _probs(FACES, {BLANK: 0.99}), np.zeros(SIZE * SIZE, bool)).any()
@@ -110,6 +135,26 @@ def test_unknown_tiles_share_the_values_as_the_tile_set_does_t_b3() -> None:
     counts = np.array([*VALUE_COUNTS, WILDS], np.float64)
     assert np.allclose(p[3, :WILD + 1] / p[3, :WILD + 1].sum(), counts / counts.sum(), atol=1e-6)
     assert p[4, EMPTY] == 1.0  # others untouched
+
+
+def test_unknown_tiles_keep_what_the_nets_still_saw() -> None:
+    """A blank square whose faint marks the nets read as a 1, then a 0 (behind a sure "empty"),
+    keeps that reading among the tile classes, mixed with the tile set's shares; "empty" is
+    ``BLANK_P_EMPTY``."""
+    p = _probs([], {})
+    p[3] = 0.0
+    p[3, EMPTY], p[3, 1], p[3, 0] = 0.977, 0.0115, 0.0115 / 2
+    p[3, 2:EMPTY] = (1.0 - p[3].sum()) / (EMPTY - 2)
+    mask = np.zeros(SIZE * SIZE, bool)
+    mask[3] = True
+    as_unknown_tiles(p, mask)
+    counts = np.array([*VALUE_COUNTS, WILDS], np.float64)
+    assert np.isclose(p[3].sum(), 1.0) and np.isclose(p[3, EMPTY], BLANK_P_EMPTY)
+    assert int(np.argmax(p[3, :WILD + 1])) == 1
+    assert p[3, 0] > p[3, 2:WILD + 1].max()  # the second reading next
+    # where the reading is flat, the tile set's shares order the values (T-B3)
+    rest = p[3, 2:WILD + 1]
+    assert list(np.argsort(rest, kind="stable")) == list(np.argsort(counts[2:], kind="stable"))
 
 
 @pytest.mark.slow

@@ -37,12 +37,19 @@ MIN_EMPTIES = 20
 #: ``BLANK_MAX_STD``: no marks, no hand, no clutter).
 BLANK_MIN_EMPTY_DIST = 40.0
 BLANK_DIST_RATIO = 2.2
+#: ... or at least ``CLEAR_MIN_EMPTY_DIST`` from them and ``CLEAR_DIST_RATIO`` times nearer the
+#: faces: a white face on a black board under glare, which brightens the empty squares around it.
+CLEAR_MIN_EMPTY_DIST = 25.0
+CLEAR_DIST_RATIO = 8.0
 BLANK_MAX_STD = 4.0
 NEAREST_SKIPPED = 2
 #: Probability of "empty" left to a blank tile (the rest spread over the values as T-B3 counts
 #: them): below ``consistency.EMPTY_OPTION_ABOVE``, so that a run re-read for T-P4 gives the tile
 #: a value rather than taking it away (no one value is as likely as a sizeable "empty").
 BLANK_P_EMPTY = 0.02
+#: Weight of a blank square's own reading among the tile classes in its probabilities (the rest:
+#: the tile set's shares).
+READING_WEIGHT = 0.5
 
 
 def _lab_scale() -> F32:
@@ -107,7 +114,9 @@ def blank_tiles(cores: F32, probs: F32, hidden: NDArray[np.bool_], face: F32 | N
     d[maybe[:, None] == ref[None, :]] = np.inf  # a square is not its own neighbour
     nearest = np.partition(d, NEAREST_SKIPPED, axis=1)[:, NEAREST_SKIPPED]
     d_face = np.linalg.norm(colour[maybe] - face, axis=1)
-    like_face = maybe[(nearest >= BLANK_MIN_EMPTY_DIST) & (nearest >= BLANK_DIST_RATIO * d_face)]
+    far = (nearest >= BLANK_MIN_EMPTY_DIST) & (nearest >= BLANK_DIST_RATIO * d_face)
+    clear = (nearest >= CLEAR_MIN_EMPTY_DIST) & (nearest >= CLEAR_DIST_RATIO * d_face)
+    like_face = maybe[far | clear]
     # flat squares only: their mean colour is their colour (no ink, no hand, no clutter)
     out[like_face] = cores[like_face].std(axis=1).mean(axis=1) <= BLANK_MAX_STD
     return out
@@ -115,10 +124,16 @@ def blank_tiles(cores: F32, probs: F32, hidden: NDArray[np.bool_], face: F32 | N
 
 def as_unknown_tiles(probs: F32, blank: NDArray[np.bool_]) -> None:
     """Give the ``blank`` squares (in place) the probabilities of a tile of unknown value:
-    ``BLANK_P_EMPTY`` empty, the rest shared by the values and the wild as the tile set holds them."""
+    ``BLANK_P_EMPTY`` empty, the rest shared by the values and the wild as the tile set holds them,
+    mixed (``READING_WEIGHT``) with the square's own reading among the tile classes (faint marks
+    the nets still saw)."""
     if not blank.any():
         return
-    row = np.zeros(probs.shape[1], np.float32)
-    row[:WILD + 1] = (1.0 - BLANK_P_EMPTY) * tile_set_shares()
-    row[EMPTY] = BLANK_P_EMPTY
-    probs[blank] = row
+    shares = tile_set_shares()
+    tiles = probs[blank, :WILD + 1].astype(np.float64)
+    total = tiles.sum(axis=1, keepdims=True)
+    own = np.where(total > 0, tiles / np.maximum(total, 1e-12), shares)
+    rows = np.zeros((int(blank.sum()), probs.shape[1]), np.float32)
+    rows[:, :WILD + 1] = (1.0 - BLANK_P_EMPTY) * ((1.0 - READING_WEIGHT) * shares + READING_WEIGHT * own)
+    rows[:, EMPTY] = BLANK_P_EMPTY
+    probs[blank] = rows

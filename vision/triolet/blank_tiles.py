@@ -61,12 +61,16 @@ def _lab_scale() -> F32:
 _LAB_SCALE = _lab_scale()
 
 
+def to_lab(bgr: U8) -> F32:
+    """A BGR picture in CIELAB: L 0–100, a and b centred on 0."""
+    return np.asarray(cv2.LUT(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB), _LAB_SCALE), np.float32)
+
+
 def board_lab(rect: U8) -> F32:
     """The playing area of the rectified board (its margin cut off: square ``(c, r)`` at
-    ``[c·PITCH, (c+1)·PITCH)``) in CIELAB: L 0–100, a and b centred on 0."""
+    ``[c·PITCH, (c+1)·PITCH)``) in CIELAB (``to_lab``)."""
     o = round(MARGIN * PITCH)
-    area = np.ascontiguousarray(rect[o:o + SIZE * PITCH, o:o + SIZE * PITCH])
-    return np.asarray(cv2.LUT(cv2.cvtColor(area, cv2.COLOR_BGR2LAB), _LAB_SCALE), np.float32)
+    return to_lab(np.ascontiguousarray(rect[o:o + SIZE * PITCH, o:o + SIZE * PITCH]))
 
 
 def square_cores(lab: F32) -> F32:

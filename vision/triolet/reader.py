@@ -4,7 +4,8 @@ Stages (timed, chesscog-style): locate (``vision.locate``) → rectify at the ti
 (``geometry``) → per-square features (``features``) → MLP class probabilities (``classifier``), the
 squares that may hold a tile re-read by a small CNN (``cnn``) in four quarter turns → blank
 faces read as tiles of unknown value (``blank_tiles``), tiles under a fingertip flagged
-(``occluded_tiles``), a tile where a hand is read only when surer (``hand_doubt``) → game-aware
+(``occluded_tiles``), a tile where a hand is read only when surer (``hand_doubt``) and compared
+with the board's own sure tiles where it shows (``exemplars``) → game-aware
 decisions (``consistency``: T-B3/T-P7 counts, T-P4 runs). Every square keeps its top candidates
 with probabilities so a move tracker can prefer a legal reading; a doubtful square is reported
 with a low confidence, never silently guessed.
@@ -38,6 +39,7 @@ from .blank_tiles import as_unknown_tiles, blank_tiles, board_lab, face_colour, 
 from .classifier import EMPTY, WILD, load_model
 from .cnn import load_cnn
 from .consistency import decide
+from .exemplars import reweigh_by_exemplars
 from .features import ALL_SQUARES, features, square_crops
 from .geometry import rectified_board
 from .hand_doubt import doubt_tiles_under_hands
@@ -108,6 +110,9 @@ OCCLUDED_TILES = True
 #: Squares a hand touches (under or beside it, or a blob across the tile) are read as tiles only
 #: when the nets are surer of a tile there (``hand_doubt``: a finger's edge looks like a tile's).
 HAND_DOUBT = True
+#: Tiles a hand touches are compared, where they show, with the tiles read surely elsewhere on the
+#: board, and their candidates re-weighed by the match (``exemplars``).
+EXEMPLARS = True
 
 
 @dataclass(frozen=True)
@@ -560,6 +565,9 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         reread_under_hands(probs, crops, touched, _hand_nets_reading)
     if HAND_DOUBT:
         doubt_tiles_under_hands(probs, touched)
+    if EXEMPLARS:
+        unseen_all = covered.reshape(-1) | beside.reshape(-1) | outside | occluded | blank
+        reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & (probs[:, EMPTY] < 0.5)), unseen_all)
     t4 = time.perf_counter()
     evidence = SquareEvidence(probs, covered.reshape(-1), beside.reshape(-1), blank, occluded, outside)
     cells = decide_cells(evidence)

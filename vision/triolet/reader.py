@@ -567,7 +567,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         doubt_tiles_under_hands(probs, touched)
     if EXEMPLARS:
         unseen_all = covered.reshape(-1) | beside.reshape(-1) | outside | occluded | blank
-        reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & (probs[:, EMPTY] < 0.5)), unseen_all)
+        reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside & (probs[:, EMPTY] < 0.5)), unseen_all)
     t4 = time.perf_counter()
     evidence = SquareEvidence(probs, covered.reshape(-1), beside.reshape(-1), blank, occluded, outside)
     cells = decide_cells(evidence)

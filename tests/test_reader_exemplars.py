@@ -148,3 +148,21 @@ def test_a_five_under_a_finger_read_right_by_the_boards_fives(monkeypatch: pytes
         got[on] = [(sq, t, g) for sq, t, g, _ in fs.errors]
     assert got[False] == [("G14", 5, 6)]
     assert got[True] == []
+
+
+def test_the_stacked_correlation_equals_opencvs_masked_one() -> None:
+    """``_best_masked_ncc`` over windows stacked one above the other gives, for the best window,
+    what ``cv2.TM_CCOEFF_NORMED`` with the mask gives window by window."""
+    rng = np.random.default_rng(5)
+    side = exemplars.PITCH - 2 * exemplars.TRIM
+    wins = [rng.random((side + 10, side + 10)).astype(np.float32) for _ in range(3)]
+    ink = rng.random((side, side)).astype(np.float32)
+    wins[1][3:3 + side, 6:6 + side] = 0.8 * ink + 0.1  # one window holds the template, dimmer
+    mask = (rng.random((side, side)) > 0.3).astype(np.uint8)
+    m = mask.astype(np.float32)
+    n = float(m.sum())
+    t = (ink - float((ink * m).sum()) / n) * m
+    stack = np.ascontiguousarray(np.concatenate(wins, axis=0))
+    got = exemplars._best_masked_ncc((stack, stack * stack, side + 10), t, float(np.sqrt((t * t).sum())), m, n)
+    want = max(float(cv2.matchTemplate(w, ink, cv2.TM_CCOEFF_NORMED, mask=mask).max()) for w in wins)
+    assert got == pytest.approx(want, abs=1e-3) and got == pytest.approx(1.0, abs=1e-3)

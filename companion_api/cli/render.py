@@ -15,7 +15,8 @@ GAMES = ("triolet", "trigon", "triominos", "trio_domino")
 DIFFICULTIES = ("easy", "normal", "hard", "steep")  # vision.render.difficulty (not imported: slow)
 
 
-def _size(text: str) -> tuple[int, int]:
+def picture_size(text: str) -> tuple[int, int]:
+    """An argparse type: a picture size "WxH" (64–4096 px a side)."""
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
@@ -30,7 +31,7 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", required=True, choices=GAMES, help="which game's table to draw")
     p.add_argument("--seed", type=seed_number, default=0, help="first seed (frame i uses seed+i)")
     p.add_argument("--difficulty", choices=DIFFICULTIES, default="normal", help="ranges of camera, light, jitter")
-    p.add_argument("--size", type=_size, default=None,
+    p.add_argument("--size", type=picture_size, default=None,
                    help="picture size WxH (default: 1280x720 or 1920x1080 at random)")
     p.add_argument("--exclude-style", default="", metavar="NAMES",
                    help="comma-separated style names (typefaces, boards, tiles, tables, lights) never to use")

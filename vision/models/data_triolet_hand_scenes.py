@@ -19,11 +19,11 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from companion_api.cli.render import picture_size
 from vision.models.train_triolet_digits import rectified_with_occluders
 from vision.render import difficulty as render_difficulty
 from vision.render import random_frame
@@ -110,19 +110,15 @@ def make_hand_scenes(start: int, count: int, out: Path, empties_per_tile: float 
     return sum(len(v) for v in yc), len(keep)
 
 
-def _pair(kind: type, sep: str = ",") -> Any:
-    """An argparse type: two numbers of ``kind`` joined by ``sep`` ("0.4,0.6", "1280x720")."""
-    def parse(text: str) -> tuple[Any, Any]:
-        parts = text.lower().split(sep)
-        try:
-            lo, hi = (kind(v) for v in parts)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected two numbers joined by {sep!r}, got {text!r}") from None
-        if lo <= 0 or hi <= 0 or (sep == "," and lo > hi):
-            order = ", low first" if sep == "," else ""
-            raise argparse.ArgumentTypeError(f"{text!r}: expected positive numbers{order}")
-        return lo, hi
-    return parse
+def _fill_range(text: str) -> tuple[float, float]:
+    """An argparse type: a board-fill range "LO,HI" (positive, low first)."""
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two numbers joined by ',', got {text!r}") from None
+    if lo <= 0 or hi <= 0 or lo > hi:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected positive numbers, low first")
+    return lo, hi
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,10 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="folder for c_h<start>.npz and ts_h<start>.npz")
     ap.add_argument("--empties-per-tile", type=float, default=1.5,
                     help="empty squares under hands kept per tile under a hand")
-    ap.add_argument("--board-fill", type=_pair(float), default=None, metavar="LO,HI",
+    ap.add_argument("--board-fill", type=_fill_range, default=None, metavar="LO,HI",
                     help="board side / the picture's shorter side, drawn in this range (default: the normal "
                          "preset's 0.55,0.95; 0.42,0.64 at 1280x720: squares of about 19-27 px)")
-    ap.add_argument("--size", type=_pair(int, "x"), default=None, metavar="WxH",
+    ap.add_argument("--size", type=picture_size, default=None, metavar="WxH",
                     help="picture size (default: the preset's, 1280x720 or 1920x1080)")
     a = ap.parse_args(argv)
     n_clear, n_hand = make_hand_scenes(a.start, a.count, a.out, a.empties_per_tile, a.board_fill, a.size)

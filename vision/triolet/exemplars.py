@@ -29,7 +29,9 @@ EXEMPLAR_MIN = 0.97
 EXEMPLAR_SHOWN = 0.98
 #: Exemplars kept per class (the surest first).
 MAX_EXEMPLARS = 3
-#: Candidates of a square at least this probable must all have exemplars.
+#: A square is re-weighed when the nets hold it more likely a tile than not (below this "empty") ...
+MAX_EMPTY = 0.5
+#: ... and its candidates at least this probable all have exemplars.
 MIN_CANDIDATE = 0.05
 #: Pixels trimmed off each side of a square for the part compared (the tile's face).
 TRIM = 4
@@ -192,8 +194,9 @@ def _turns(win: F32) -> list[F32]:
 
 
 def reweigh_by_exemplars(rect: U8, probs: F32, rows: NDArray[np.intp], unseen: NDArray[np.bool_]) -> list[int]:
-    """Re-weigh, in place, the tile classes of squares ``rows`` by how well each candidate's
-    exemplars match them (``match_scores``); returns the squares changed."""
+    """Re-weigh, in place, the tile classes of squares ``rows`` that likely hold a tile
+    (``MAX_EMPTY``) by how well each candidate's exemplars match them (``match_scores``); returns
+    the squares changed. ``unseen``: squares no exemplar is taken from (a hand, the picture's edge)."""
     if not len(rows):
         return []
     sure = sure_tiles(probs, unseen)
@@ -202,6 +205,8 @@ def reweigh_by_exemplars(rect: U8, probs: F32, rows: NDArray[np.intp], unseen: N
     windows: dict[int, tuple[F32, F32, int]] = {}
     for i in rows:
         p = probs[i]
+        if p[EMPTY] >= MAX_EMPTY:
+            continue
         classes = [int(k) for k in np.flatnonzero(p[:WILD + 1] >= MIN_CANDIDATE)]
         if len(classes) < 2 or any(not sure.get(k) for k in classes):
             continue

@@ -565,11 +565,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         reread_under_hands(probs, crops, touched, _hand_nets_reading)
     if HAND_DOUBT:
         doubt_tiles_under_hands(probs, touched)
-    if EXEMPLARS:
-        unseen_all = covered.reshape(-1) | beside.reshape(-1) | outside | occluded | blank
-        reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside & (probs[:, EMPTY] < 0.5)), unseen_all)
-    t4 = time.perf_counter()
     evidence = SquareEvidence(probs, covered.reshape(-1), beside.reshape(-1), blank, occluded, outside)
+    if EXEMPLARS:
+        reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside), evidence.hidden | outside)
+    t4 = time.perf_counter()
     cells = decide_cells(evidence)
     t5 = time.perf_counter()
     timings = {"validate": (tv - t0) * 1e3, "locate": (t1 - tv) * 1e3, "rectify": (t2 - t1) * 1e3,

@@ -1,6 +1,7 @@
 """Tiles a fingertip lies across though the grid lines stay in view
 (``vision.triolet.occluded_tiles``): flagged, never reported as sure; a numeral's strokes, however
-bold, are not a finger."""
+bold, are not a finger; next to a hand's squares, a fingertip near the faces' colour is found on
+the tile's own face (``fingertip_tiles``)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from engine.triolet.board import INDEX, SIZE
 from vision.render import random_frame
 from vision.triolet.blank_tiles import board_lab, face_colour, square_cores
 from vision.triolet.classifier import EMPTY
+from vision.triolet.evaluate import score_frame
 from vision.triolet.geometry import MARGIN, PITCH
 from vision.triolet.holdout import training_pool
-from vision.triolet.occluded_tiles import occluded_tiles
+from vision.triolet.occluded_tiles import fingertip_tiles, occluded_tiles
 
 N = EMPTY + 1
 CREAM = (200, 235, 245)  # BGR
@@ -93,3 +95,53 @@ def test_a_fingertip_the_lines_miss_flags_the_tile() -> None:
     assert "K6" in cells and cells["K6"].obscured and cells["K6"].confidence < reader.LOW_CONFIDENCE
     sure = [c for c in cells.values() if not c.obscured]
     assert len(sure) >= 0.8 * len(cells)  # a flag is the exception
+
+
+PALE_SKIN = (150, 185, 225)  # BGR: about 20 ΔE from CREAM, under occluded_tiles.FACE_DIST
+
+
+def _beside_hand() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The test board with a pale fingertip over H9's lower third, reaching in from H10 (a square
+    a hand covers), and the hand's squares."""
+    rect = _board()
+    y, x = _origin(INDEX["H9"])
+    rect[y + 26:y + PITCH + 12, x + 6:x + 34] = PALE_SKIN
+    hand = np.zeros(SIZE * SIZE, bool)
+    hand[INDEX["H10"]] = True
+    return rect, _probs(), hand
+
+
+def test_a_pale_fingertip_beside_a_hand_is_found_on_the_tiles_own_face() -> None:
+    rect, probs, hand = _beside_hand()
+    none = np.zeros(SIZE * SIZE, bool)
+    assert not _occluded(rect, probs)[INDEX["H9"]]  # too near the faces' colour for the first cue
+    got = fingertip_tiles(rect, probs, hand, none)
+    assert np.flatnonzero(got).tolist() == [INDEX["H9"]]  # the bold numeral at H7 is no finger
+    far = np.zeros(SIZE * SIZE, bool)
+    far[INDEX["A1"]] = True
+    assert not fingertip_tiles(rect, probs, far, none).any()  # only next to a hand's squares
+    skip = none.copy()
+    skip[INDEX["H9"]] = True
+    assert not fingertip_tiles(rect, probs, hand, skip).any()
+    probs[INDEX["H9"]] = 0.0
+    probs[INDEX["H9"], EMPTY] = 1.0
+    assert not fingertip_tiles(rect, probs, hand, none).any()  # squares read empty are not judged
+
+
+def test_a_finger_on_a_tile_beside_the_hand_is_no_silent_guess(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark frame 41,100,501 (normal row of seed 41,000,000): a finger over G4's left half,
+    beside F4 that the hand covers; the 3's marks are less than half in view and the nets read a
+    5 at 0.72: a silent guess until the tile's own face was looked at. Only the flag changes."""
+    from companion_api.bench.read import row_style
+
+    diff, pool = row_style("normal")
+    fr = random_frame("triolet", 41_100_501, diff, pool=pool, size=(1280, 720))
+    got = {}
+    for on in (False, True):
+        monkeypatch.setattr(reader, "FINGERTIPS", on)
+        reading = reader.read_triolet(fr.image)
+        fs = score_frame(reading, fr.labels, fr.masks.get("occluders"))
+        got[on] = (fs.guesses, {c.square: c.value for c in reading.cells})
+    assert [g[:3] for g in got[False][0]] == [("G4", 3, 5)]
+    assert got[True][0] == []
+    assert got[True][1] == got[False][1]

@@ -122,7 +122,13 @@ def exemplar_rows(probs: F32, unseen: NDArray[np.bool_], rect: U8 | None = None)
 
 def _clear(rect: U8, i: int) -> bool:
     """Whether square ``i``'s face shows no hand (``EXEMPLAR_SHOWN``)."""
-    return float(shown_mask(_square(rect, i, 0)).mean()) >= EXEMPLAR_SHOWN
+    return shown_share(rect, i) >= EXEMPLAR_SHOWN
+
+
+def shown_share(rect: U8, i: int) -> float:
+    """The share of square ``i``'s face (row by row index, ``TRIM`` in from its sides) that shows
+    the tile rather than a hand over it (``shown_mask``)."""
+    return float(shown_mask(_square(rect, i, 0)).mean())
 
 
 def match_scores(rect: U8, target: int, exemplars: dict[int, list[int]], classes: list[int],

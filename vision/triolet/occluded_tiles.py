@@ -7,6 +7,10 @@ The cue: a blob unlike the tile faces (CIELAB ΔE above ``FACE_DIST`` from their
 wider than any stroke of a numeral (it survives an opening by ``OPEN_PX``), that covers a share of
 the tile's core and reaches out past the tile's edge (a finger comes from the hand; a bold
 numeral, however thick, is surrounded by the face's margin).
+
+A fingertip whose colour is near the faces' median (skin on an ivory tile, a dark sleeve under dim
+light) escapes that cue; next to the squares a hand covers or lies beside, each tile's own face is
+the reference instead (``fingertip_tiles``: ``exemplars.shown_share``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from vision.locate import SIZE
 
 from .blank_tiles import CORE_TRIM
 from .classifier import EMPTY
+from .exemplars import shown_share
 from .geometry import PITCH
 
 F32 = NDArray[np.float32]
@@ -32,6 +37,11 @@ OPEN_PX = 7
 INNER_TRIM = 0.075
 #: A tile is occluded when blobs reaching past its inner area cover this share of its core.
 OCCLUDED_SHARE = 0.15
+#: A tile next to a hand's squares is under a fingertip when less than this share of its face
+#: shows (``exemplars.shown_share``).
+BESIDE_HAND_SHOWN = 0.85
+
+U8 = NDArray[np.uint8]
 
 
 def occluded_tiles(lab: F32, probs: F32, face: F32 | None) -> NDArray[np.bool_]:
@@ -65,4 +75,17 @@ def occluded_tiles(lab: F32, probs: F32, face: F32 | None) -> NDArray[np.bool_]:
     covered = np.bincount(core.ravel(), minlength=len(tiles) * count).reshape(len(tiles), count)
     share = (covered * reaching.reshape(len(tiles), count)).sum(axis=1) / core.shape[1]
     out[tiles] = share >= OCCLUDED_SHARE
+    return out
+
+
+def fingertip_tiles(rect: U8, probs: F32, hand: NDArray[np.bool_], skip: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Which of the 225 squares (row by row) read as tiles (``probs``: empty below 0.5), next to a
+    square of ``hand`` (its eight neighbours) and not in ``skip``, show less than
+    ``BESIDE_HAND_SHOWN`` of their face on the rectified board ``rect``: a patch unlike the tile's
+    own face reaches in from beyond it."""
+    grid = np.asarray(hand, np.uint8).reshape(SIZE, SIZE)
+    near = cv2.dilate(grid, np.ones((3, 3), np.uint8)).reshape(-1) > 0
+    out = np.zeros(probs.shape[0], bool)
+    for i in np.flatnonzero((probs[:, EMPTY] < 0.5) & near & ~np.asarray(skip, bool)):
+        out[i] = shown_share(rect, int(i)) < BESIDE_HAND_SHOWN
     return out

@@ -44,7 +44,7 @@ from .features import ALL_SQUARES, features, square_crops
 from .geometry import rectified_board
 from .hand_doubt import doubt_tiles_under_hands
 from .hand_net import reread_under_hands
-from .occluded_tiles import occluded_tiles
+from .occluded_tiles import fingertip_tiles, occluded_tiles
 from .six_nine import six_or_nine
 
 U8 = NDArray[np.uint8]
@@ -107,6 +107,9 @@ BLANK_TILES = True
 #: Tiles with a blob unlike the tile faces across them (``occluded_tiles``: a fingertip the grid
 #: lines do not show) are flagged like obscured squares.
 OCCLUDED_TILES = True
+#: Tiles next to a hand's squares whose own face shows a patch reaching in (``fingertip_tiles``) are
+#: flagged like obscured squares; their reading is left as the nets made it.
+FINGERTIPS = True
 #: Squares a hand touches (under or beside it, or a blob across the tile) are read as tiles only
 #: when the nets are surer of a tile there (``hand_doubt``: a finger's edge looks like a tile's).
 HAND_DOUBT = True
@@ -565,6 +568,9 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         reread_under_hands(probs, crops, touched, _hand_nets_reading)
     if HAND_DOUBT:
         doubt_tiles_under_hands(probs, touched)
+    if FINGERTIPS:  # flagged only: the nets' reading stands
+        hand = covered.reshape(-1) | beside.reshape(-1)
+        occluded = occluded | fingertip_tiles(rect, probs, hand, hand | outside | blank | occluded)
     evidence = SquareEvidence(probs, covered.reshape(-1), beside.reshape(-1), blank, occluded, outside)
     if EXEMPLARS:
         reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside), evidence.hidden | outside)

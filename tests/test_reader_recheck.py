@@ -142,3 +142,21 @@ def test_a_tile_half_under_a_hand_the_mlp_calls_empty_is_read(monkeypatch: pytes
     assert reader.read_triolet(fr.image).board_values().get("K8") == (7, False)
     monkeypatch.setattr(reader, "HAND_MAX_EMPTY", 0.0)  # no re-check under hands
     assert "K8" not in reader.read_triolet(fr.image).board_values()
+
+
+def test_a_tile_next_to_a_hand_the_mlp_calls_empty_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(40,100,988, normal) a red sleeve over the right half of I13's 3, the square's grid lines in
+    view (not under or beside the hand by the lines) but next to squares that are: the MLP calls
+    it empty at 1.0; rechecked as a neighbour of the hand's squares, the CNN reads the 3."""
+    from companion_api.bench.read import row_style
+    from vision.triolet.evaluate import score_frame
+
+    diff, pool = row_style("normal")
+    fr = random_frame("triolet", 40_100_988, diff, pool=pool, size=(1280, 720))
+    errors = {}
+    for near in (False, True):
+        monkeypatch.setattr(reader, "HAND_RECHECK_NEAR", near)
+        fs = score_frame(reader.read_triolet(fr.image), fr.labels, fr.masks.get("occluders"))
+        errors[near] = [e[:3] for e in fs.errors]
+    assert errors[False] == [("I13", 3, EMPTY)]
+    assert errors[True] == []

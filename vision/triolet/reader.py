@@ -71,6 +71,9 @@ RECHECK_MAX_EMPTY = 0.01
 #: tile half under a finger looks empty to it), takes the CNN's four-turn reading when that gives
 #: "empty" less than this (the CNN learnt tiles partly under hands, and empty squares under them).
 HAND_MAX_EMPTY = 0.1
+#: ... and so does a square next to those (its eight neighbours): a sleeve over half a tile whose
+#: grid lines stay in view, the numeral's half in view, which the MLP reads empty at 1.0.
+HAND_RECHECK_NEAR = True
 #: Squares that may hold a tile and whose reading's top probability is still below this get a
 #: closer look: per class the median of reads of crops shifted by ``LOOK_SHIFT_PX`` (0: never).
 CLOSER_BELOW = 0.9
@@ -547,7 +550,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     x = features(crops) if CLASSIFIER != "cnn" else None
     t3 = time.perf_counter()
     covered, beside = hand_squares(work, loc_work)
-    probs = square_probabilities(crops, x, model_path, cnn_path, hand=(covered | beside).reshape(-1))
+    near_hand = covered | beside
+    if HAND_RECHECK_NEAR:
+        near_hand = cv2.dilate(near_hand.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    probs = square_probabilities(crops, x, model_path, cnn_path, hand=near_hand.reshape(-1))
     if CLASSIFIER == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path)

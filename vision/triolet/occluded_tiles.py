@@ -78,14 +78,18 @@ def occluded_tiles(lab: F32, probs: F32, face: F32 | None) -> NDArray[np.bool_]:
     return out
 
 
+def with_neighbours(squares: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """The 225 flags (row by row) of ``squares`` and of their eight neighbours."""
+    grid = np.asarray(squares, np.uint8).reshape(SIZE, SIZE)
+    return np.asarray(cv2.dilate(grid, np.ones((3, 3), np.uint8)).reshape(-1) > 0)
+
+
 def fingertip_tiles(rect: U8, probs: F32, hand: NDArray[np.bool_], skip: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """Which of the 225 squares (row by row) read as tiles (``probs``: empty below 0.5), next to a
     square of ``hand`` (its eight neighbours) and not in ``skip``, show less than
     ``BESIDE_HAND_SHOWN`` of their face on the rectified board ``rect``: a patch unlike the tile's
     own face reaches in from beyond it."""
-    grid = np.asarray(hand, np.uint8).reshape(SIZE, SIZE)
-    near = cv2.dilate(grid, np.ones((3, 3), np.uint8)).reshape(-1) > 0
     out = np.zeros(probs.shape[0], bool)
-    for i in np.flatnonzero((probs[:, EMPTY] < 0.5) & near & ~np.asarray(skip, bool)):
+    for i in np.flatnonzero((probs[:, EMPTY] < 0.5) & with_neighbours(hand) & ~np.asarray(skip, bool)):
         out[i] = shown_share(rect, int(i)) < BESIDE_HAND_SHOWN
     return out

@@ -44,7 +44,7 @@ from .features import ALL_SQUARES, features, square_crops
 from .geometry import rectified_board
 from .hand_doubt import doubt_tiles_under_hands
 from .hand_net import reread_under_hands
-from .occluded_tiles import fingertip_tiles, occluded_tiles
+from .occluded_tiles import fingertip_tiles, occluded_tiles, with_neighbours
 from .six_nine import six_or_nine
 
 U8 = NDArray[np.uint8]
@@ -549,11 +549,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     crops = square_crops(rect)
     x = features(crops) if CLASSIFIER != "cnn" else None
     t3 = time.perf_counter()
-    covered, beside = hand_squares(work, loc_work)
-    near_hand = covered | beside
-    if HAND_RECHECK_NEAR:
-        near_hand = cv2.dilate(near_hand.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    probs = square_probabilities(crops, x, model_path, cnn_path, hand=near_hand.reshape(-1))
+    covered, beside = (np.asarray(a).reshape(-1) for a in hand_squares(work, loc_work))
+    hand = covered | beside
+    probs = square_probabilities(crops, x, model_path, cnn_path,
+                                 hand=with_neighbours(hand) if HAND_RECHECK_NEAR else hand)
     if CLASSIFIER == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path)
@@ -562,22 +561,21 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     if BLANK_TILES or OCCLUDED_TILES:
         lab = board_lab(rect)
         cores = square_cores(lab)
-        unseen = covered.reshape(-1) | beside.reshape(-1) | outside
+        unseen = hand | outside
         face = face_colour(cores, probs, unseen)
         if BLANK_TILES:
             blank = blank_tiles(cores, probs, unseen, face)
             as_unknown_tiles(probs, blank)
         if OCCLUDED_TILES:
             occluded = occluded_tiles(lab, probs, face)
-    touched = (covered.reshape(-1) | beside.reshape(-1) | occluded) & ~blank  # a hand over, beside or across
+    touched = (hand | occluded) & ~blank  # a hand over, beside or across
     if HAND_NET and CLASSIFIER == "mlp+cnn" and cnn_path is None:
         reread_under_hands(probs, crops, touched, _hand_nets_reading)
     if HAND_DOUBT:
         doubt_tiles_under_hands(probs, touched)
     if FINGERTIPS:  # flagged only: the nets' reading stands
-        hand = covered.reshape(-1) | beside.reshape(-1)
         occluded = occluded | fingertip_tiles(rect, probs, hand, hand | outside | blank | occluded)
-    evidence = SquareEvidence(probs, covered.reshape(-1), beside.reshape(-1), blank, occluded, outside)
+    evidence = SquareEvidence(probs, covered, beside, blank, occluded, outside)
     if EXEMPLARS:
         reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside), evidence.hidden | outside)
     t4 = time.perf_counter()

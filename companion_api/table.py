@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from engine.core import EngineError, Entry, Event, EventFormatError, GameState, Header, Session
 from engine.core.record import parse_event_line, parse_header
 
+from .board_watch import Watch
 from .events_bus import EventBus, Message
 from .store import GameRow, Store
 
@@ -30,6 +31,7 @@ class Observation:
 
     ``checkpoint`` is the source's own state to keep if the event is accepted (so a restart can
     resume, e.g. the simulated racks); ``on_commit(seq, legal)`` is called once the event is stored.
+    ``watch``, when given, replaces the table's watch state (what the camera sees against the record).
     """
 
     event: Event | None
@@ -38,6 +40,7 @@ class Observation:
     frame_png: bytes | None = None
     checkpoint: dict[str, Any] | None = None
     on_commit: Callable[[int, bool], None] | None = None
+    watch: Watch | None = None
 
 
 class TableView(Protocol):
@@ -107,6 +110,8 @@ class Table:
         self.source_name = source_name
         self.latest_frame: bytes | None = None
         self.source_error: str | None = None
+        #: what the camera sees against the record (``board_watch``); ``ok`` until a source says otherwise
+        self.watch = Watch()
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         self._stopping = False
@@ -161,6 +166,7 @@ class Table:
             self._game = new
             self._generation += 1
             self.latest_frame = None
+            self.watch = Watch()
             self._cond.notify_all()
             info = self.game_json()
             self.bus.publish(Message("game", 0, info, self.game_id))
@@ -174,6 +180,8 @@ class Table:
                 return None
             if obs.frame_png is not None:
                 self.latest_frame = obs.frame_png
+            if obs.watch is not None:
+                self.set_watch(obs.watch)
             if obs.event is None:
                 return None
             game = self._game
@@ -198,6 +206,14 @@ class Table:
         if obs.on_commit is not None:
             obs.on_commit(seq, entry.verdict.legal)
         return message
+
+    def set_watch(self, watch: Watch) -> None:
+        """Replace the watch state; phones get a ``state`` message when what they show changes."""
+        with self._cond:
+            changed = not watch.same_as(self.watch)
+            self.watch = watch
+            if changed:
+                self.bus.publish(Message("state", None, self.game_json(), self._game.row.id))
 
     @staticmethod
     def _status(game: _Game) -> str:
@@ -304,6 +320,7 @@ class Table:
                 "board": state.board_json(),
                 "source": self.source_name,
                 "source_error": self.source_error,
+                "watch": self.watch.to_json(),
             })
             return out
 

@@ -11,5 +11,4 @@ Modules, one idea each:
 - ``board_colours``: ``sample_board_colours`` — the board section of a profile from a picture.
 - ``rectify``: ``rectify_board(image, profile)`` — the board seen from straight above.
 - ``fit``: ``profile_fits(profile, image)`` — is the stored board still where it was?
-- ``locate``: ``locate_board(game, image)`` — hook into the board reader's ``vision.locate``.
 """

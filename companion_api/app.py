@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.core import EngineError
 from engine.core.record import dump_record
+from engine.trigon import sgf as trigon_sgf
 
 from .auth import TableWriter, Viewer, get_tokens
 from .board_picture import image_size, side_by_side
@@ -275,11 +275,8 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         header, evs = table.played_events()
         if header.game != "trigon":
             raise HTTPException(404, detail=f"SGF export is for trigon; this game is {header.game}")
-        writer = _sgf_writer()
-        if writer is None:
-            raise HTTPException(501, detail="the trigon SGF writer (engine.trigon.sgf) is not available yet")
         try:
-            text = writer(header, evs)
+            text = trigon_sgf.dumps(header, evs)
         except (EngineError, ValueError) as exc:
             raise HTTPException(422, detail=f"this game cannot be written as SGF: {exc}") from None
         return Response(content=text, media_type="application/x-blokus-sgf",
@@ -314,16 +311,3 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
 
 def _sse(msg: Message) -> ServerSentEvent:
     return ServerSentEvent(event=msg.event, id=None if msg.id is None else str(msg.id), raw_data=msg.text)
-
-
-def _sgf_writer() -> Any:
-    """The trigon SGF writer ``f(header, events) -> str`` if the engine has one."""
-    try:
-        module = importlib.import_module("engine.trigon.sgf")
-    except ImportError:
-        return None
-    for name in ("dump_sgf", "write_sgf_text", "to_sgf", "format_sgf", "dumps"):
-        fn = getattr(module, name, None)
-        if callable(fn):
-            return fn
-    return None

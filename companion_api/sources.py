@@ -2,18 +2,15 @@
 ``sim-lite`` (the engine-only simulated table, for slow machines), ``video:PATH``, ``camera:N``,
 and ``render[:SEED]`` (renderer + tracker at full size, 10 fps: heavy, for experiments).
 
-Everything but ``sim-lite`` needs the vision tracker (``vision.tracker``); without it ``sim`` falls
-back to ``sim-lite`` (one line on stderr says so) and the others fail with a clear
-"not available yet" error.
+``sim`` falls back to ``sim-lite`` (one line on stderr says so) when the game's reader cannot start
+or the pace is beyond what the renderer keeps up with.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .table import SourceContext, SourceFactory, TableSource
 
@@ -51,17 +48,6 @@ def parse_source(text: str) -> SourceSpec:
             raise SourceError(f"--source {text}: the {what} must be a number, like {kind}:0")
         return SourceSpec(kind, arg)
     raise SourceError(f"--source {text!r}: expected sim, sim-lite, video:PATH, camera:N or render[:SEED]")
-
-
-def tracker_module() -> Any:
-    """``vision.tracker``, or ``SourceError`` if it is not built yet."""
-    try:
-        return importlib.import_module("vision.tracker")
-    except ModuleNotFoundError as exc:
-        if exc.name in ("vision.tracker", "vision", "vision.sources"):
-            raise SourceError("camera and video sources are not available yet: the vision tracker "
-                              "(vision.tracker) is not built; use --source sim-lite") from None
-        raise
 
 
 def choose_source(spec: SourceSpec, speed: float = 1.0, game: str = "triolet") -> SourceSpec:
@@ -102,9 +88,6 @@ def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) ->
             return LiveSimSource(ctx, speed=speed)
 
         return make_live
-    tracker = tracker_module()
-    if not hasattr(tracker, "MoveTracker"):
-        raise SourceError("camera and video sources are not available yet: vision.tracker has no MoveTracker")
     from .tracker_source import TrackerSource
 
     def make_tracker(ctx: SourceContext) -> TableSource:

@@ -3,7 +3,6 @@ default simulated table (renderer + vision tracker)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import signal
@@ -93,18 +92,7 @@ def test_kill_9_mid_game_loses_nothing_and_restart_resumes(tmp_path: Path) -> No
     assert proc2.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises SIGTERM after a clean shutdown
 
 
-def _reader_available() -> bool:
-    from companion_api.live_sim import ReaderUnavailable, check_reader
-
-    try:
-        check_reader("triolet")
-    except ReaderUnavailable:
-        return False
-    return True
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _reader_available(), reason="the vision tracker's Triolet reader is not available")
 def test_default_sim_is_rendered_and_followed_by_the_tracker_and_survives_kill_9(tmp_path: Path) -> None:
     """``companion serve`` with no ``--source``: the renderer's game read by the vision tracker in real
     time; the first placement arrives from the tracker with before/after crops (PNG); kill -9 and a
@@ -164,8 +152,6 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
     assert "unknown game" in fails("serve", "--game", "chess", "--db", str(tmp_path / "a.db"))
     assert "1 to 6" in fails("serve", "--players", "9", "--db", str(tmp_path / "a.db"))
     assert "folder" in fails("serve", "--db", str(tmp_path))
-    if importlib.util.find_spec("vision.tracker") is None:
-        assert "not available yet" in fails("serve", "--source", "camera:0", "--db", str(tmp_path / "a.db"))
 
 
 def test_bench_serve_prints_a_latency_table() -> None:

@@ -48,17 +48,6 @@ def play(header: Header, tmp_path: Path, seed: int, tiles: TileSet | None = None
     return session, sim, kinds
 
 
-def _triolet() -> bool:
-    try:
-        import engine
-
-        engine.get_game("triolet")
-    except Exception:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _triolet(), reason="the Triolet engine is not importable")
 @pytest.mark.parametrize("seed", [1, 2])
 def test_sim_plays_a_whole_legal_triolet_game_T_E3_T_E5(tmp_path: Path, seed: int) -> None:
     header = Header(game="triolet", players=("Ana", "Ben"))
@@ -120,16 +109,6 @@ def test_sim_stops_on_a_blocked_board_instead_of_exchanging_forever(tmp_path: Pa
 # -- the default simulated table: renderer + vision tracker (companion_api/live_sim.py) ------------
 
 
-def _reader_available() -> bool:
-    from companion_api.live_sim import ReaderUnavailable, check_reader
-
-    try:
-        check_reader("triolet")
-    except ReaderUnavailable:
-        return False
-    return True
-
-
 def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 60.0,
                game: str = "triolet") -> list[dict[str, Any]]:
     """Run the live simulated table (unpaced) until ``placements`` legal ones stand (placed, not
@@ -157,7 +136,6 @@ def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 6
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _reader_available(), reason="the vision tracker's Triolet reader is not available")
 def test_live_sim_tracker_logs_the_rendered_game_and_resumes_T_P1(tmp_path: Path) -> None:
     """The tracker's committed placements are the renderer's truth (players in the table's seats,
     squares in the tracker's view); evidence crops are PNGs; a restart resumes at the checkpoint."""
@@ -203,12 +181,9 @@ def test_live_sim_tracker_logs_the_rendered_game_and_resumes_T_P1(tmp_path: Path
 def test_live_sim_follows_the_other_games_with_their_readers(tmp_path: Path, game: str) -> None:
     """``--source sim`` for Trio Domino and Trigon: the rest tracker reads the rendered table with the
     game's own reader; its placements are the renderer's, in order, with evidence crops."""
-    from companion_api.live_sim import ReaderUnavailable, check_reader
+    from companion_api.live_sim import check_reader
 
-    try:
-        check_reader(game)
-    except ReaderUnavailable as exc:
-        pytest.skip(str(exc))
+    check_reader(game)  # the game's reader and its models load
     sources: list[Any] = []
     got = _run_table(tmp_path / "live.sqlite3", 3, sources, timeout=120.0, game=game)
     places = [e for e in got if e["type"] == "place"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import types
 from typing import Any
 
@@ -15,7 +14,9 @@ from hypothesis import strategies as st
 from calibration.board_colours import bgr_to_lab, colour_warnings, delta_e, sample_board_colours
 from calibration.board_geometry import CornersError, order_corners, trigon_cells, triolet_squares
 from calibration.fit import fit_report, profile_fits
-from calibration.locate import READER_MISSING, LocatorUnavailable, NoBoardFound, locate_board
+from vision import board_corners
+from vision.board_corners import NoBoardFound, locate_board
+from vision.locate import BoardNotLocatedError
 
 
 def _lab(bgr: tuple[int, int, int]) -> np.ndarray:
@@ -109,28 +110,23 @@ def test_calib_profile_fits_with_tiles_on_some_squares() -> None:
     assert profile_fits(board, covered)
 
 
-def test_calib_locate_hook_without_reader(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "vision.locate", None)  # makes the import fail
-    with pytest.raises(LocatorUnavailable, match=READER_MISSING):
-        locate_board("triolet", np.zeros((10, 10, 3), np.uint8))
+def test_calib_locate_orders_the_locators_corners(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The located corners come back in INTERFACES §3 order; a locator's refusal is ``NoBoardFound``
+    with its reason."""
 
-
-def test_calib_locate_hook_uses_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[Any, str]] = []
 
     def fake_locate(image: Any, game: str) -> Any:
         calls.append((image.shape, game))
         if image.max() == 0:
-            return None
+            raise BoardNotLocatedError("no board visible in the picture")
         return types.SimpleNamespace(corners_px=[[900, 600], [100, 620], [110, 90], [880, 80]])
 
-    module = types.ModuleType("vision.locate")
-    module.locate_board = fake_locate  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "vision.locate", module)
+    monkeypatch.setattr(board_corners, "locate_triolet", fake_locate)
     corners = locate_board("triolet", np.full((720, 1280, 3), 9, np.uint8))
     assert corners == [(110.0, 90.0), (880.0, 80.0), (900.0, 600.0), (100.0, 620.0)]
     assert calls == [((720, 1280, 3), "triolet")]
-    with pytest.raises(NoBoardFound):
+    with pytest.raises(NoBoardFound, match="no board visible"):
         locate_board("triolet", np.zeros((720, 1280, 3), np.uint8))
 
 
@@ -220,18 +216,3 @@ def test_calib_corner_order_ignores_input_order(cx: float, cy: float, half: floa
     assert int(np.argmin(np.hypot(pts[:, 0], pts[:, 1]))) == 0
     u, v = pts[1] - pts[0], pts[2] - pts[1]
     assert u[0] * v[1] - u[1] * v[0] > 0  # clockwise on screen (y down)
-
-
-def test_calib_locate_hook_maps_reader_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    class BoardNotLocatedError(RuntimeError):
-        pass
-
-    def fails(image: Any, game: str) -> Any:
-        raise BoardNotLocatedError("no board visible in the picture")
-
-    module = types.ModuleType("vision.locate")
-    module.locate_board = fails  # type: ignore[attr-defined]
-    module.BoardNotLocatedError = BoardNotLocatedError  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "vision.locate", module)
-    with pytest.raises(NoBoardFound, match="no board visible"):
-        locate_board("triolet", np.zeros((720, 1280, 3), np.uint8))

@@ -346,11 +346,11 @@ def profile_group(seed: int, pictures: int, size: tuple[int, int], difficulty_na
 
 def profile_from_picture(image: Any, game: str = "triolet") -> Any:
     """The profile ``companion calibrate board --game G IMAGE --out P.json`` writes for a new file:
-    the board located automatically (``calibration.locate``) and its colour references sampled
-    (``calibration.board_colours``); no camera section. Raises ``calibration.locate.NoBoardFound``."""
+    the board located automatically (``vision.board_corners``) and its colour references sampled
+    (``calibration.board_colours``); no camera section. Raises ``vision.board_corners.NoBoardFound``."""
     from calibration.board_colours import sample_board_colours
-    from calibration.locate import locate_board
     from calibration.profile import Profile
+    from vision.board_corners import locate_board
 
     corners = locate_board(game, image)
     return Profile().with_board(sample_board_colours(game, image, corners, None))
@@ -360,7 +360,7 @@ def run_profile_bench(args: argparse.Namespace, size: tuple[int, int]) -> int:
     """``--calibration profile``: per scene group, calibrate on the setup picture, then read the later
     pictures without and with the profile, and a nudged board with it."""
     from calibration.board_colours import colour_warnings
-    from calibration.locate import NoBoardFound
+    from vision.board_corners import NoBoardFound
     from vision.locate import BoardNotLocatedError
     from vision.triolet.evaluate import score_frame
     from vision.triolet.reader import read_triolet

@@ -6,26 +6,16 @@ Exit codes (INTERFACES): 0 success, 2 bad usage or bad input (one line on stderr
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
+from . import bench, calibrate, check, export, moves, read, render, replay, serve
 from .common import CliError, missing_subcommand
 
 #: Subcommand modules, in the order ``companion --help`` lists them. Each defines
 #: ``register(subparsers)`` which adds its parser and sets ``func`` (returning an exit code).
-COMMAND_MODULES = (
-    "check",
-    "moves",
-    "export",
-    "read",
-    "replay",
-    "serve",
-    "render",
-    "calibrate",
-    "bench",
-)
+COMMAND_MODULES = (check, moves, export, read, replay, serve, render, calibrate, bench)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,13 +34,7 @@ def printable(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="companion", description="Table Companion: reads, referees and scores table games.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}":
-                continue  # a command not built yet
-            raise
+    for module in COMMAND_MODULES:
         module.register(sub)
     return parser
 

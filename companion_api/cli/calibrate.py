@@ -16,7 +16,6 @@ from numpy.typing import NDArray
 from calibration.board_colours import colour_warnings, sample_board_colours
 from calibration.board_geometry import BOARD_GAMES, CornersError, order_corners
 from calibration.camera import CalibrationError, CalibrationOptions, Rejection, calibrate_views
-from calibration.locate import LocatorUnavailable, NoBoardFound, locate_board
 from calibration.profile import GAMES, Profile, ProfileError, load_profile, save_profile
 from calibration.target import DEFAULT_TARGET, target_image
 from calibration.undistort import Undistorter
@@ -221,10 +220,10 @@ def run_board(args: argparse.Namespace) -> int:
         except CornersError as exc:
             raise CliError(f"--corners: {exc}") from None
     else:
+        from vision.board_corners import NoBoardFound, locate_board
+
         try:
             corners = locate_board(args.game, image)
-        except LocatorUnavailable as exc:
-            raise CliError(str(exc)) from None
         except NoBoardFound as exc:
             raise CliError(f"{args.image}: {exc} (or pass --corners)", EXIT_NO_BOARD) from None
     undistorter = None

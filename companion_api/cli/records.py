@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.core import EngineError, Header, Record, RecordError, load_record
+from engine.trigon import sgf as trigon_sgf
 
 from .common import CliError, existing_file
 
-#: Readers for record formats other than ``.jsonl``, by file suffix: module with ``load(path) -> Record``.
-FORMAT_READERS = {".blksgf": "engine.trigon.sgf", ".sgf": "engine.trigon.sgf"}
+#: Readers for record formats other than ``.jsonl``, by file suffix.
+FORMAT_READERS: dict[str, Callable[[Path], Record]] = {".blksgf": trigon_sgf.load, ".sgf": trigon_sgf.load}
 
 
 def open_record(path: str) -> Record:
     """The record in ``path``; bad input becomes a one-line ``CliError`` naming the line."""
     p: Path = existing_file(path)
     try:
-        reader = FORMAT_READERS.get(p.suffix.lower())
-        if reader is not None:
-            module = importlib.import_module(reader)
-            record: Record = module.load(p)
-            return record
-        return load_record(p)
+        reader = FORMAT_READERS.get(p.suffix.lower(), load_record)
+        return reader(p)
     except RecordError as exc:
         raise CliError(str(exc)) from None
     except (EngineError, ValueError) as exc:

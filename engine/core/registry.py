@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from typing import TypeVar
 
 from .errors import UnknownGameError
@@ -10,12 +10,30 @@ from .state import GameState
 
 _GAMES: dict[str, type[GameState]] = {}
 
-#: Modules that register the built-in games when imported, in the order games are listed.
-BUILTIN_MODULES = {
-    "triolet": "engine.triolet",
-    "trigon": "engine.trigon",
-    "triominos": "engine.triominos",
-    "trio_domino": "engine.trio_domino",
+
+def _triolet() -> None:
+    import engine.triolet  # noqa: F401
+
+
+def _trigon() -> None:
+    import engine.trigon  # noqa: F401
+
+
+def _triominos() -> None:
+    import engine.triominos  # noqa: F401
+
+
+def _trio_domino() -> None:
+    import engine.trio_domino  # noqa: F401
+
+
+#: The built-in games, in the order they are listed, each with the import that registers it
+#: (a game's package is loaded the first time it is asked for).
+BUILTIN_MODULES: dict[str, Callable[[], None]] = {
+    "triolet": _triolet,
+    "trigon": _trigon,
+    "triominos": _triominos,
+    "trio_domino": _trio_domino,
 }
 
 G = TypeVar("G", bound=type[GameState])
@@ -30,7 +48,7 @@ def register(cls: G) -> G:
 def get_game(game_id: str) -> type[GameState]:
     """The state class of a game id (``"triolet"``, ``"trigon"``, ``"triominos"``, ``"trio_domino"``)."""
     if game_id not in _GAMES and game_id in BUILTIN_MODULES:
-        importlib.import_module(BUILTIN_MODULES[game_id])
+        BUILTIN_MODULES[game_id]()
     try:
         return _GAMES[game_id]
     except KeyError:

@@ -10,11 +10,14 @@ fraction of a square.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from vision import locate as locate_mod
+from vision.triolet import classifier
+from vision.triolet import reader as reader_mod
 
 from .layout import TRIOLET_LAYOUT, GridLayout
 from .observer import EMPTY, WILD, BoardFix, CellRead, Frame
@@ -50,12 +53,7 @@ class ReaderObserver:
         self.layout = layout
         self.model_path = model_path
         try:
-            self._locate_mod: Any = importlib.import_module("vision.locate")
-            self._reader_mod: Any = importlib.import_module("vision.triolet.reader")
-            classifier: Any = importlib.import_module("vision.triolet.classifier")
             classifier.load_model(model_path)
-        except ModuleNotFoundError as exc:
-            raise ReaderUnavailableError(f"the Triolet reader is not available ({exc.name} is missing)") from None
         except RuntimeError as exc:  # ModelMissingError
             raise ReaderUnavailableError(f"the Triolet reader cannot run: {exc}") from None
         self.wild_class: int = int(classifier.WILD)
@@ -63,8 +61,8 @@ class ReaderObserver:
 
     def locate(self, frame: Frame, hint: BoardFix | None = None) -> BoardFix | None:
         try:
-            loc = self._locate_mod.locate_board(frame.image, self.game)
-        except self._locate_mod.BoardNotLocatedError:
+            loc = locate_mod.locate_board(frame.image, self.game)
+        except locate_mod.BoardNotLocatedError:
             return None
         return BoardFix.from_corners(loc.corners_px, self.layout.size, float(loc.confidence), location=loc)
 
@@ -91,9 +89,9 @@ class ReaderObserver:
         h, lens = self._location(fix)
         if shift != (0.0, 0.0):
             h = h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]], np.float64)
-        loc = self._locate_mod.BoardLocation(fix.corners_px, h, fix.confidence, {}, lens=lens)
+        loc = locate_mod.BoardLocation(fix.corners_px, h, fix.confidence, {}, lens=lens)
         # a shifted read is already one of a closer look's reads: no closer look within it
-        probs = self._reader_mod.read_squares(image, loc, squares, model_path=self.model_path,
+        probs = reader_mod.read_squares(image, loc, squares, model_path=self.model_path,
                                               closer=shift == (0.0, 0.0))
         return np.asarray(probs, np.float64)
 

@@ -9,9 +9,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_NO_BOARD, CliError, emit, existing_file
+from vision.readers import reader_games
 
-GAMES = ("triolet", "trigon", "triominos", "trio_domino")
+from .common import EXIT_NO_BOARD, CliError, emit, existing_file
 
 
 def register(sub: Any) -> None:
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
         description="Prints one JSON object: the board's corners in the picture and the occupied "
         "squares with their values and confidence (INTERFACES §3). Exit 3 if no board is visible.",
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="which game the picture shows")
+    p.add_argument("--game", required=True, choices=reader_games(), help="which game the picture shows")
     p.add_argument("image", help="the picture (PNG, JPEG, …)")
     p.add_argument("--calibration", metavar="PROFILE.json",
                    help="use the stored board corners and camera intrinsics (from companion calibrate)")
@@ -54,80 +54,39 @@ def debug_folder(path: str | None) -> Path | None:
     return d
 
 
-#: Readers of the other games: module and its ``read(image, calibration_dict, **opts)`` options
-#: (docs/READERS_OTHER.md).
-OTHER_READERS = {"trigon": ("vision.trigon.reader", {}), "triominos": ("vision.tritiles.reader", {"game": "triominos"}),
-                 "trio_domino": ("vision.tritiles.reader", {"game": "trio_domino"})}
+def load_calibration(path: str | None) -> Any:
+    """The profile named by ``--calibration`` (``None`` without one), or a ``CliError`` naming the problem."""
+    if not path:
+        return None
+    from calibration.profile import ProfileError, load_profile
 
-
-def run_other(args: argparse.Namespace, image: Any) -> int:
-    """``read`` for Trigon, Triominos and Trio Domino (their readers take the profile as a dict)."""
-    import importlib
-    import json
-
-    from vision.locate import BoardNotLocatedError
-
-    module_name, opts = OTHER_READERS[args.game]
+    existing_file(path)
     try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError:
-        raise CliError(f"reading {args.game} pictures is not available yet") from None
-    calibration = None
-    if args.calibration:
-        path = existing_file(args.calibration)
-        from calibration.profile import ProfileError, read_profile_text
-
-        try:
-            calibration = json.loads(read_profile_text(path))
-        except ProfileError as exc:  # names its file
-            raise CliError(str(exc)) from None
-        except ValueError as exc:
-            raise CliError(f"{args.calibration}: not a readable profile ({exc})") from None
-        if not isinstance(calibration, dict):
-            raise CliError(f"{args.calibration}: a profile is a JSON object")
-    try:
-        reading = module.read(image, calibration, debug=args.debug, **opts)
-    except BoardNotLocatedError as exc:
-        raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
-    except ValueError as exc:
-        raise CliError(f"{args.image}: {exc}") from None
-    emit(reading.to_json())
-    return 0
+        return load_profile(Path(path))
+    except ProfileError as exc:  # names its file
+        raise CliError(str(exc)) from None
+    except (ValueError, OSError) as exc:
+        raise CliError(f"{path}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
-    image = load_image(args.image)
-    debug_folder(args.debug)
-    if args.game != "triolet":
-        return run_other(args, image)
-    from calibration.profile import ProfileError, load_profile
-
-    calibration = None
-    if args.calibration:
-        existing_file(args.calibration)
-        try:
-            calibration = load_profile(Path(args.calibration))
-        except ProfileError as exc:  # names its file
-            raise CliError(str(exc)) from None
-        except (ValueError, OSError) as exc:
-            raise CliError(f"{args.calibration}: {exc}") from None
-        if calibration.board is None:
-            raise CliError(f"{args.calibration}: the profile holds no board corners "
-                           "(run: companion calibrate board)")
+    from calibration.profile import ProfileError
     from vision.locate import BoardNotLocatedError
-    from vision.triolet.classifier import ModelMissingError
-    from vision.triolet.cnn import CnnMissingError
-    from vision.triolet.reader import read_triolet, write_debug
+    from vision.readers import ReaderUnavailableError, reader_for
 
+    image = load_image(args.image)
+    debug = debug_folder(args.debug)
+    calibration = load_calibration(args.calibration)
+    reader = reader_for(args.game)
     try:
-        reading = read_triolet(image, calibration, keep_images=bool(args.debug))
+        reading = reader.read(image, calibration, debug=debug)
     except BoardNotLocatedError as exc:
         raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
-    except (ModelMissingError, CnnMissingError) as exc:
+    except ReaderUnavailableError as exc:
         raise CliError(str(exc)) from None
-    except ProfileError as exc:  # a profile that does not fit this picture (its camera's image size)
+    except ProfileError as exc:  # a profile that does not fit this picture (or this game)
         raise CliError(f"{args.calibration}: {exc}") from None
-    if args.debug:
-        write_debug(reading, args.debug)
+    except ValueError as exc:
+        raise CliError(f"{args.image}: {exc}") from None
     emit(reading.to_json())
     return 0

@@ -2,7 +2,7 @@
 
 A picture reader takes one frame and returns the game's one-picture reading (``TrigonReading``
 or ``TrianglesReading``, as ``companion read`` gives), or ``None`` when the picture shows no
-board or no tile. :func:`real_reader` wraps ``vision.trigon`` and ``vision.tritiles``;
+board or no tile. :func:`real_reader` takes the game's reader from ``vision.readers``;
 :func:`oracle_reader` builds the same readings from a rendered video's labels (the follower's
 logic alone, for tests and benchmarks).
 """
@@ -13,6 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from vision.locate import BoardNotLocatedError
+from vision.readers import reader_for as reader_for_game
 
 from .observer import Frame
 
@@ -30,30 +33,18 @@ class PictureReaderUnavailableError(RuntimeError):
 
 
 def real_reader(game: str, variant: str = "trigon") -> PictureReader:
-    """The real one-picture reader of ``game`` (``variant``: the Trigon board, B-B1)."""
+    """The real one-picture reader of ``game`` from ``vision.readers`` (``variant``: the Trigon
+    board, B-B1); ``None`` for a picture that shows no board or no tile."""
     if game not in PICTURE_GAMES:
         raise ValueError(f"no whole-picture reader for {game!r}")
-    try:
-        from vision.locate import BoardNotLocatedError
-        if game == "trigon":
-            from vision.trigon.reader import read_trigon
+    reader = reader_for_game(game, variant if game == "trigon" else "")
 
-            def read_board(frame: Frame) -> Any:
-                try:
-                    return read_trigon(frame.image, variant=variant)
-                except BoardNotLocatedError:
-                    return None
-            return read_board
-        from vision.tritiles.reader import read_triangles
-    except ModuleNotFoundError as exc:
-        raise PictureReaderUnavailableError(f"the {game} reader is not available ({exc.name} is missing)") from None
-
-    def read_tiles(frame: Frame) -> Any:
+    def read(frame: Frame) -> Any:
         try:
-            return read_triangles(frame.image, game)
+            return reader.read(frame.image)
         except BoardNotLocatedError:
             return None
-    return read_tiles
+    return read
 
 
 def reader_for(header: Any) -> PictureReader:

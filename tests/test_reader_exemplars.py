@@ -4,6 +4,8 @@ every candidate, or when too little of the tile shows."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -133,7 +135,7 @@ def test_no_change_without_an_exemplar_for_every_candidate_or_with_too_little_in
 
 
 @pytest.mark.slow
-def test_a_five_under_a_finger_read_right_by_the_boards_fives(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_five_under_a_finger_read_right_by_the_boards_fives() -> None:
     """Normal frame 27,000,265 (a dev frame of stop 46): a finger over G14's 5 leaves its top in
     view; the nets alone read 6 at 0.65, the board's own 5s and 6s settle it."""
     from companion_api.bench.read import row_style
@@ -143,8 +145,8 @@ def test_a_five_under_a_finger_read_right_by_the_boards_fives(monkeypatch: pytes
     occ = fr.masks.get("occluders")
     got = {}
     for on in (False, True):
-        monkeypatch.setattr(reader, "EXEMPLARS", on)
-        fs = score_frame(reader.read_triolet(fr.image), fr.labels, occ)
+        options = replace(reader.ReaderOptions(), exemplars=on)
+        fs = score_frame(reader.read_triolet(fr.image, options=options), fr.labels, occ)
         got[on] = [(sq, t, g) for sq, t, g, _ in fs.errors]
     assert got[False] == [("G14", 5, 6)]
     assert got[True] == []

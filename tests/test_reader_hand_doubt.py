@@ -3,6 +3,8 @@ edge and its shadow look like a tile's edge, and an empty square there was read 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -44,18 +46,18 @@ def test_reader_hand_doubt_no_touched_square_changes_nothing() -> None:
     assert np.array_equal(p, before)
 
 
-def test_reader_hand_doubt_empty_square_beside_a_hand_is_not_a_tile(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_hand_doubt_empty_square_beside_a_hand_is_not_a_tile() -> None:
     """(10,803,322, a dev frame) O8 is empty, at the edge of a hand; the nets gave it a tile
     probability of 0.51, so it was read as a 10 (confidence 0.10). Now it is read empty. The only
     other change is under the hand: H7, a 3 the hand hides (read as a 7, flagged), is left unread.
-    Read without the hand nets (``reader.HAND_NET``), which read O8 empty on their own."""
-    monkeypatch.setattr(reader, "HAND_NET", False)
+    Read without the hand nets (``ReaderOptions.hand_net``), which read O8 empty on their own."""
+    no_nets = replace(reader.ReaderOptions(), hand_net=False)
     fr = random_frame("triolet", 10_803_322, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
     assert "O8" not in truth
-    now = {c.square: (c.value, c.wild) for c in reader.read_triolet(fr.image).cells}
-    monkeypatch.setattr(reader, "HAND_DOUBT", False)
-    before_cells = {c.square: c for c in reader.read_triolet(fr.image).cells}
+    now = {c.square: (c.value, c.wild) for c in reader.read_triolet(fr.image, options=no_nets).cells}
+    no_doubt = replace(no_nets, hand_doubt=False)
+    before_cells = {c.square: c for c in reader.read_triolet(fr.image, options=no_doubt).cells}
     before = {sq: (c.value, c.wild) for sq, c in before_cells.items()}
     assert "O8" in before and "O8" not in now
     assert before_cells["H7"].obscured and before_cells["H7"].value != truth["H7"]

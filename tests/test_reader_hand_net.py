@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -60,8 +62,7 @@ def test_reader_hand_net_is_committed_and_reads_like_a_square_net(path: object) 
 
 
 @pytest.mark.parametrize(("seed", "square"), [(10_800_625, "H9"), (10_800_356, "H15")])
-def test_reader_hand_net_reads_a_tile_at_the_hands_edge(seed: int, square: str, monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_reader_hand_net_reads_a_tile_at_the_hands_edge(seed: int, square: str) -> None:
     """(dev frames) a tile at the edge of a hand, its numeral in view: H9 a 1 that the two nets
     read as a 3, H15 a 0 read as an 8 (both flagged). The hand nets read them right, and the board
     is read perfectly (squares the hand hides are not scored and may change). The board's own
@@ -70,9 +71,7 @@ def test_reader_hand_net_reads_a_tile_at_the_hands_edge(seed: int, square: str, 
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
     now = reader.read_triolet(fr.image)
-    monkeypatch.setattr(reader, "HAND_NET", False)
-    monkeypatch.setattr(reader, "EXEMPLARS", False)
-    before = reader.read_triolet(fr.image)
+    before = reader.read_triolet(fr.image, options=replace(reader.ReaderOptions(), hand_net=False, exemplars=False))
     occ = fr.masks.get("occluders")
     assert score_frame(now, fr.labels, occ).perfect
     lost = score_frame(before, fr.labels, occ)

@@ -3,6 +3,7 @@ and the second CNN where the first is unsure (``SECOND_OPINION``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +47,7 @@ def test_a_sure_cnn_overrules_an_unsure_empty_only_inside_the_band() -> None:
     calls: list[int] = []
     reader._recheck_empties(probs, np.zeros((3, 56, 56, 3), np.uint8), _cnn_saying(9, 0.001, calls))
     assert calls == [1, 3]  # only the band square, then its three other quarter turns in one batch
-    assert probs[1].argmax() == 9 and probs[1, EMPTY] < reader.RECHECK_MAX_EMPTY
+    assert probs[1].argmax() == 9 and probs[1, EMPTY] < reader.DEFAULT_OPTIONS.recheck_max_empty
     assert np.array_equal(probs[[0, 2]], before[[0, 2]])
 
 
@@ -59,7 +60,7 @@ def test_an_unsure_cnn_leaves_the_empty_reading_and_skips_the_turns() -> None:
 
 
 @pytest.mark.parametrize(("seed", "square"), [(500_117, "F3")])
-def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch, seed: int, square: str) -> None:
+def test_a_clear_tile_the_mlp_missed_is_read(seed: int, square: str) -> None:
     # a rendered frame whose square holds a 1 the square MLP calls empty at 0.998 (500,117, a hand
     # over half of it). (400,035's 1 under glare, here before, is read by the MLP itself since the
     # ridge line filter places the crops better.) The square's own class probabilities are checked,
@@ -70,11 +71,11 @@ def test_a_clear_tile_the_mlp_missed_is_read(monkeypatch: pytest.MonkeyPatch, se
     assert truth[square] == 1
     row, col = divmod(INDEX[square], SIZE)
     assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == 1
-    monkeypatch.setattr(reader, "RECHECK_BELOW_EMPTY", reader.TTA_BELOW_EMPTY)  # no second look ...
-    # ... but for the hand over the square (``HAND_MAX_EMPTY``)
-    assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == 1
-    monkeypatch.setattr(reader, "HAND_MAX_EMPTY", 0.0)
-    assert int(np.argmax(reader.read_triolet(fr.image).probs[row, col])) == EMPTY
+    no_second_look = replace(reader.ReaderOptions(), recheck_below_empty=reader.TTA_BELOW_EMPTY)
+    # ... but for the hand over the square (``hand_max_empty``)
+    assert int(np.argmax(reader.read_triolet(fr.image, options=no_second_look).probs[row, col])) == 1
+    no_hand_look = replace(no_second_look, hand_max_empty=0.0)
+    assert int(np.argmax(reader.read_triolet(fr.image, options=no_hand_look).probs[row, col])) == EMPTY
 
 
 def test_a_square_reads_the_same_alone_as_among_others() -> None:
@@ -93,18 +94,17 @@ def test_a_square_reads_the_same_alone_as_among_others() -> None:
     assert r.board_values().get("H11") == (3, False)
 
 
-def test_the_second_cnn_changes_only_squares_the_first_is_unsure_of(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_second_cnn_changes_only_squares_the_first_is_unsure_of() -> None:
     fr = frame(TEST_SEEDS[1])
     loc = locate_board(fr.image)
     squares = list(ALL_SQUARES)
-    monkeypatch.setattr(reader, "SECOND_OPINION", False)
-    one = reader.read_squares(fr.image, loc, squares, closer=False)
-    monkeypatch.setattr(reader, "SECOND_OPINION", True)
+    one = reader.read_squares(fr.image, loc, squares, closer=False,
+                              options=replace(reader.ReaderOptions(), second_opinion=False))
     two = reader.read_squares(fr.image, loc, squares, closer=False)
     changed = np.abs(two - one).max(axis=1) > 1e-6
     assert changed.any()
     # squares the MLP surely calls empty never reach a CNN; sure CNN readings are not re-read
-    assert not changed[one[:, EMPTY] >= reader.RECHECK_BELOW_EMPTY].any()
+    assert not changed[one[:, EMPTY] >= reader.ReaderOptions().recheck_below_empty].any()
     assert (one[changed].max(axis=1) < reader.TTA_BELOW_SURE + 1e-3).all()
 
 
@@ -127,24 +127,25 @@ def test_a_square_under_a_hand_is_rechecked_however_sure_the_mlp_is() -> None:
     assert (probs[1:].argmax(axis=1) == 12).all()
     # a CNN that is not sure enough of a tile under a hand leaves "empty" (a hand over an empty square)
     probs = _probs([0.99999])
-    reader._recheck_empties(probs, crops[:1], _cnn_saying(12, reader.HAND_MAX_EMPTY * 2, []), np.array([True]))
+    unsure = _cnn_saying(12, reader.DEFAULT_OPTIONS.hand_max_empty * 2, [])
+    reader._recheck_empties(probs, crops[:1], unsure, np.array([True]))
     assert probs[0].argmax() == EMPTY
 
 
-def test_a_tile_half_under_a_hand_the_mlp_calls_empty_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tile_half_under_a_hand_the_mlp_calls_empty_is_read() -> None:
     """(5,900,028, hard) a 7 at K8 with 60 % of its top and 78 % of its marks in view under a hand:
     the MLP calls it empty at 1.0; the CNN, which learnt tiles under hands, reads a 7. (Read
     without the hand nets, which come after this step: they read this tile, found, as a 1.)"""
-    monkeypatch.setattr(reader, "HAND_NET", False)
+    no_nets = replace(reader.ReaderOptions(), hand_net=False)
     fr = random_frame("triolet", 5_900_028, "hard", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
     assert truth["K8"] == 7
-    assert reader.read_triolet(fr.image).board_values().get("K8") == (7, False)
-    monkeypatch.setattr(reader, "HAND_MAX_EMPTY", 0.0)  # no re-check under hands
-    assert "K8" not in reader.read_triolet(fr.image).board_values()
+    assert reader.read_triolet(fr.image, options=no_nets).board_values().get("K8") == (7, False)
+    no_recheck = replace(no_nets, hand_max_empty=0.0)  # no re-check under hands
+    assert "K8" not in reader.read_triolet(fr.image, options=no_recheck).board_values()
 
 
-def test_a_tile_next_to_a_hand_the_mlp_calls_empty_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tile_next_to_a_hand_the_mlp_calls_empty_is_read() -> None:
     """(40,100,988, normal) a red sleeve over the right half of I13's 3, the square's grid lines in
     view (not under or beside the hand by the lines) but next to squares that are: the MLP calls
     it empty at 1.0; rechecked as a neighbour of the hand's squares, the CNN reads the 3."""
@@ -155,8 +156,8 @@ def test_a_tile_next_to_a_hand_the_mlp_calls_empty_is_read(monkeypatch: pytest.M
     fr = random_frame("triolet", 40_100_988, diff, pool=pool, size=(1280, 720))
     errors = {}
     for near in (False, True):
-        monkeypatch.setattr(reader, "HAND_RECHECK_NEAR", near)
-        fs = score_frame(reader.read_triolet(fr.image), fr.labels, fr.masks.get("occluders"))
+        options = replace(reader.ReaderOptions(), hand_recheck_near=near)
+        fs = score_frame(reader.read_triolet(fr.image, options=options), fr.labels, fr.masks.get("occluders"))
         errors[near] = [e[:3] for e in fs.errors]
     assert errors[False] == [("I13", 3, EMPTY)]
     assert errors[True] == []

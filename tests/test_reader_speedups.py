@@ -183,13 +183,12 @@ def test_reader_closer_look_rereads_only_doubtful_tiles_by_median(monkeypatch: p
         shifted.append(p[None])
     calls: list[int] = []
 
-    def fake(crops: np.ndarray, *_: object, by_cnn: np.ndarray | None = None) -> np.ndarray:
+    def fake(crops: np.ndarray, *_: object, by_cnn: np.ndarray | None = None, **_options: object) -> np.ndarray:
         assert by_cnn is not None and by_cnn.all()  # a sure tile's shifted crops: never ruled empty by the MLP
         calls.append(len(crops))
         return np.concatenate(shifted)
 
     monkeypatch.setattr(reader, "square_probabilities", fake)
-    monkeypatch.setattr(reader, "CLOSER_BELOW", 0.9)
     before = probs.copy()
     rect = np.zeros((round((15 + 2 * MARGIN) * PITCH),) * 2 + (3,), np.uint8)
     reader.closer_look(rect, probs, squares=[(0, 0), (1, 0), (2, 0)])
@@ -216,7 +215,6 @@ def test_reader_closer_look_reads_a_sure_tiles_shifted_crops_by_the_cnn(monkeypa
     their median turns the tile empty; where it is not, the MLP's "empty" stands (phantoms)."""
     monkeypatch.setattr(reader, "load_model", lambda path=None: _Stand(EMPTY, 0.99))
     monkeypatch.setattr(reader, "load_cnn", lambda path=None: _Stand(5, 0.7))
-    monkeypatch.setattr(reader, "CLOSER_BELOW", 0.9)
     monkeypatch.setattr(reader, "features", lambda crops: np.zeros((len(crops), 4), np.float32))
     probs = np.zeros((2, EMPTY + 1), np.float32)
     probs[0, 5], probs[0, 10], probs[0, EMPTY] = 0.6, 0.35, 0.05  # a tile, value unsure

@@ -24,7 +24,7 @@ def modules() -> list[tuple[str, Path]]:
 def imported(path: Path, tree: ast.AST) -> list[tuple[int, str]]:
     """Every module an import statement names, absolute (relative imports resolved)."""
     package = path.relative_to(ROOT).with_suffix("").parts
-    package = package[:-1] if package[-1] != "__init__" else package[:-1]
+    package = package[:-1]  # a module's package; an __init__'s is its own folder too
     out: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -1,7 +1,7 @@
 """``companion bench TARGET`` — speed and accuracy benchmarks that print tables.
 
 Each target lives in ``companion_api.bench.<target>`` and defines ``add_arguments(parser)`` and
-``run(args) -> int``; ``TARGETS`` lists them.
+``run(args) -> int``; ``bench_targets()`` lists them.
 """
 
 from __future__ import annotations
@@ -10,25 +10,30 @@ import argparse
 from types import ModuleType
 from typing import Any
 
-from ..bench import decide, engine, read, render, replay, serve
 from .common import missing_subcommand
 
-#: Benchmark targets: the module (``add_arguments(parser)``, ``run(args) -> int``) and what it measures.
-TARGETS: dict[str, tuple[ModuleType, str]] = {
-    "engine": (engine, "rules engine: events checked and placements generated per second"),
-    "read": (read, "reading boards from rendered pictures: accuracy by difficulty, ms per frame"),
-    "decide": (decide, "the Triolet reader's rules alone, paired on kept evidence: boards gained and lost"),
-    "replay": (replay, "following rendered game videos: moves recovered, false/missed events, latency"),
-    "serve": (serve, "live updates: latency from event commit to receipt on concurrent SSE clients"),
-    "render": (render, "synthetic renderer: frames rendered per second"),
-}
+
+def bench_targets() -> dict[str, tuple[ModuleType, str]]:
+    """Benchmark targets: the module (``add_arguments(parser)``, ``run(args) -> int``) and what it measures.
+
+    Imported when the parser is built, not with this module: the benchmarks use the CLI's helpers."""
+    from ..bench import decide, engine, read, render, replay, serve
+
+    return {
+        "engine": (engine, "rules engine: events checked and placements generated per second"),
+        "read": (read, "reading boards from rendered pictures: accuracy by difficulty, ms per frame"),
+        "decide": (decide, "the Triolet reader's rules alone, paired on kept evidence: boards gained and lost"),
+        "replay": (replay, "following rendered game videos: moves recovered, false/missed events, latency"),
+        "serve": (serve, "live updates: latency from event commit to receipt on concurrent SSE clients"),
+        "render": (render, "synthetic renderer: frames rendered per second"),
+    }
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("bench", help="run a benchmark and print its table",
                        description="Benchmarks print tables; figures depend on the machine, so compare ratios.")
     targets = p.add_subparsers(dest="target", metavar="TARGET", parser_class=type(p))
-    for name, (module, help_text) in TARGETS.items():
+    for name, (module, help_text) in bench_targets().items():
         tp = targets.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(tp)
         tp.set_defaults(func=module.run)

@@ -15,7 +15,7 @@ tiles, one thread, 71 minutes): 0.987, 6s 0.948, 9s 0.953 on its validation file
 lacked the new faces.)
 
 The second net ``vision/models/triolet_cnn_b.npz`` (the reader averages the two where the first
-is unsure: ``reader.SECOND_OPINION``) was trained apart, on the same files plus ``t_6`` and
+is unsure: ``ReaderOptions.second_opinion``) was trained apart, on the same files plus ``t_6`` and
 ``t_7``, with another seed and fewer epochs::
 
     python3 -m vision.models.train_triolet_cnn \

@@ -58,30 +58,6 @@ SIX_NINE_MIN_MARGIN = 0.12
 TTA_BELOW_EMPTY = 0.97
 #: ... and, with the CNN, whose first reading's top probability is below this (a sure reading is kept).
 TTA_BELOW_SURE = 0.999
-#: Where the CNN is unsure (``TTA_BELOW_SURE``), the second CNN (``cnn.SECOND_CNN_PATH``) reads the
-#: square in the four quarter turns too and the two nets' readings are averaged (``False``: one net).
-SECOND_OPINION = True
-#: Squares the MLP calls empty with a probability below this (but at least ``TTA_BELOW_EMPTY``) are
-#: checked by the CNN too: a tile the MLP missed (glare, a hand partly over it, a tile colour).
-RECHECK_BELOW_EMPTY = 0.9999
-#: ... and take the CNN's reading when its "empty" probability, averaged over the four quarter
-#: turns, is below this (the CNN is sure a tile is there); otherwise the MLP's "empty" stands.
-RECHECK_MAX_EMPTY = 0.01
-#: A square under or beside a hand (``hand_squares``) that the MLP reads empty, however surely (a
-#: tile half under a finger looks empty to it), takes the CNN's four-turn reading when that gives
-#: "empty" less than this (the CNN learnt tiles partly under hands, and empty squares under them).
-HAND_MAX_EMPTY = 0.1
-#: ... and so does a square next to those (its eight neighbours): a sleeve over half a tile whose
-#: grid lines stay in view, the numeral's half in view, which the MLP reads empty at 1.0.
-HAND_RECHECK_NEAR = True
-#: Squares that may hold a tile and whose reading's top probability is still below this get a
-#: closer look: per class the median of reads of crops shifted by ``LOOK_SHIFT_PX`` (0: never).
-CLOSER_BELOW = 0.9
-#: closer look: a square whose first read gives "empty" less than this has its shifted crops read by
-#: the CNN even where the MLP calls them empty (0: never).
-CLOSER_CNN_BELOW_EMPTY = 0.1
-#: Shift of the closer look's extra crops, rectified px (the square is ``geometry.PITCH`` px).
-LOOK_SHIFT_PX = 5
 #: Extra quarter turns in which the squares that may hold a tile are read again (averaged).
 TTA_TURNS: tuple[int, ...] = (1, 2, 3)
 #: Probability of "empty" given to squares outside the picture (unknown, not reported as tiles).
@@ -95,30 +71,71 @@ OBSCURED_CONFIDENCE = 0.5
 #: median side is under the hand's edge too (a fingertip over a tile that leaves its lines partly in
 #: view): its confidence is capped as well, though its reading is not doubted (``hand_squares``).
 BESIDE_HAND_LINES = 0.45
-#: Squares a hand touches (covered, beside it, a blob across the tile) that may hold a tile are
-#: read again by the two hand nets (``hand_net.py``, ``cnn.HAND_CNN_PATHS``), with the ``"mlp+cnn"``
-#: classifier and the committed nets.
-HAND_NET = True
-#: Square classifier: ``"mlp+cnn"`` (the MLP reads every square, the CNN re-reads the squares that
-#: may hold a tile: the most accurate, and cheaper than the CNN alone), ``"cnn"`` (the CNN alone,
-#: ``cnn.py``), ``"mlp"`` (HOG features + MLP alone, ``classifier.py``, the reader before the CNN)
-#: or ``"both"`` (the two averaged).
-CLASSIFIER = "mlp+cnn"
-#: Squares read empty that show a blank tile face (``blank_tiles``: marks washed out by glare)
-#: become tiles of unknown value.
-BLANK_TILES = True
-#: Tiles with a blob unlike the tile faces across them (``occluded_tiles``: a fingertip the grid
-#: lines do not show) are flagged like obscured squares.
-OCCLUDED_TILES = True
-#: Tiles next to a hand's squares whose own face shows a patch reaching in (``fingertip_tiles``) are
-#: flagged like obscured squares; their reading is left as the nets made it.
-FINGERTIPS = True
-#: Squares a hand touches (under or beside it, or a blob across the tile) are read as tiles only
-#: when the nets are surer of a tile there (``hand_doubt``: a finger's edge looks like a tile's).
-HAND_DOUBT = True
-#: Tiles a hand touches are compared, where they show, with the tiles read surely elsewhere on the
-#: board, and their candidates re-weighed by the match (``exemplars``).
-EXEMPLARS = True
+
+
+@dataclass(frozen=True)
+class ReaderOptions:
+    """How the Triolet reader reads: its stages, switched on or off, and their thresholds.
+
+    The defaults are the reader as measured (docs/READER.md); tests and experiments build their own,
+    e.g. ``replace(ReaderOptions(), hand_net=False)``.
+    """
+
+    # -- square classifier ------------------------------------------------------------------------
+    #: ``"mlp+cnn"`` (the MLP reads every square, the CNN re-reads the squares that may hold a tile:
+    #: the most accurate, and cheaper than the CNN alone), ``"cnn"`` (the CNN alone, ``cnn.py``),
+    #: ``"mlp"`` (HOG features + MLP alone, ``classifier.py``) or ``"both"`` (the two averaged).
+    classifier: str = "mlp+cnn"
+    #: Where the CNN is unsure (``TTA_BELOW_SURE``), the second CNN (``cnn.SECOND_CNN_PATH``) reads the
+    #: square in the four quarter turns too and the two nets' readings are averaged (``False``: one net).
+    second_opinion: bool = True
+    # -- empties the CNN checks again ---------------------------------------------------------------
+    #: Squares the MLP calls empty with a probability below this (but at least ``TTA_BELOW_EMPTY``) are
+    #: checked by the CNN too: a tile the MLP missed (glare, a hand partly over it, a tile colour).
+    recheck_below_empty: float = 0.9999
+    #: ... and take the CNN's reading when its "empty" probability, averaged over the four quarter
+    #: turns, is below this (the CNN is sure a tile is there); otherwise the MLP's "empty" stands.
+    recheck_max_empty: float = 0.01
+    #: A square under or beside a hand (``hand_squares``) that the MLP reads empty, however surely (a
+    #: tile half under a finger looks empty to it), takes the CNN's four-turn reading when that gives
+    #: "empty" less than this (the CNN learnt tiles partly under hands, and empty squares under them).
+    hand_max_empty: float = 0.1
+    #: ... and so does a square next to those (its eight neighbours): a sleeve over half a tile whose
+    #: grid lines stay in view, the numeral's half in view, which the MLP reads empty at 1.0.
+    hand_recheck_near: bool = True
+    # -- closer look --------------------------------------------------------------------------------
+    #: Squares that may hold a tile and whose reading's top probability is still below this get a
+    #: closer look: per class the median of reads of crops shifted by ``look_shift_px`` (0: never).
+    closer_below: float = 0.9
+    #: A square whose first read gives "empty" less than this has its shifted crops read by the CNN
+    #: even where the MLP calls them empty (0: never).
+    closer_cnn_below_empty: float = 0.1
+    #: Shift of the closer look's extra crops, rectified px (the square is ``geometry.PITCH`` px).
+    look_shift_px: int = 5
+    # -- tiles under hands, glare ---------------------------------------------------------------------
+    #: Squares read empty that show a blank tile face (``blank_tiles``: marks washed out by glare)
+    #: become tiles of unknown value.
+    blank_tiles: bool = True
+    #: Tiles with a blob unlike the tile faces across them (``occluded_tiles``: a fingertip the grid
+    #: lines do not show) are flagged like obscured squares.
+    occluded_tiles: bool = True
+    #: Squares a hand touches (covered, beside it, a blob across the tile) that may hold a tile are
+    #: read again by the two hand nets (``hand_net.py``, ``cnn.HAND_CNN_PATHS``), with the ``"mlp+cnn"``
+    #: classifier and the committed nets.
+    hand_net: bool = True
+    #: Squares a hand touches are read as tiles only when the nets are surer of a tile there
+    #: (``hand_doubt``: a finger's edge looks like a tile's).
+    hand_doubt: bool = True
+    #: Tiles next to a hand's squares whose own face shows a patch reaching in (``fingertip_tiles``) are
+    #: flagged like obscured squares; their reading is left as the nets made it.
+    fingertips: bool = True
+    #: Tiles a hand touches are compared, where they show, with the tiles read surely elsewhere on the
+    #: board, and their candidates re-weighed by the match (``exemplars``).
+    exemplars: bool = True
+
+
+#: The reader as measured.
+DEFAULT_OPTIONS = ReaderOptions()
 
 
 @dataclass(frozen=True)
@@ -353,16 +370,17 @@ def _hand_nets_reading(crops: U8) -> F32:
     return np.asarray(np.mean(reads, axis=0), np.float32)
 
 
-def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32], hand: NDArray[np.bool_] | None = None) -> None:
-    """Squares the MLP calls empty, but not surely (``TTA_BELOW_EMPTY`` ≤ p < ``RECHECK_BELOW_EMPTY``),
+def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32], hand: NDArray[np.bool_] | None = None,
+                     options: ReaderOptions = DEFAULT_OPTIONS) -> None:
+    """Squares the MLP calls empty, but not surely (``TTA_BELOW_EMPTY`` ≤ p < ``recheck_below_empty``),
     take in place the CNN's four-turn reading when the CNN is sure a tile is there
-    (``RECHECK_MAX_EMPTY``; a first read of "empty" at four times that or more cannot average
+    (``recheck_max_empty``; a first read of "empty" at four times that or more cannot average
     below it, so only the others are read turned). Squares under or beside a hand (``hand``)
-    are checked however sure the MLP is, and take the CNN's reading below ``HAND_MAX_EMPTY``."""
+    are checked however sure the MLP is, and take the CNN's reading below ``hand_max_empty``."""
     hand = np.zeros(len(probs), bool) if hand is None else hand
-    limit = np.where(hand, np.float32(HAND_MAX_EMPTY), np.float32(RECHECK_MAX_EMPTY))
+    limit = np.where(hand, np.float32(options.hand_max_empty), np.float32(options.recheck_max_empty))
     p_empty = probs[:, EMPTY]
-    band = np.flatnonzero((p_empty >= TTA_BELOW_EMPTY) & ((p_empty < RECHECK_BELOW_EMPTY) | hand))
+    band = np.flatnonzero((p_empty >= TTA_BELOW_EMPTY) & ((p_empty < options.recheck_below_empty) | hand))
     if not len(band):
         return
     first = cnn(crops[band])
@@ -377,8 +395,8 @@ def _recheck_empties(probs: F32, crops: U8, cnn: Callable[[U8], F32], hand: NDAr
 
 def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None = None,
                          cnn_path: str | None = None, by_cnn: NDArray[np.bool_] | None = None,
-                         hand: NDArray[np.bool_] | None = None) -> F32:
-    """Class probabilities (n, 18) of square crops by ``CLASSIFIER``; squares that may hold a tile
+                         hand: NDArray[np.bool_] | None = None, options: ReaderOptions = DEFAULT_OPTIONS) -> F32:
+    """Class probabilities (n, 18) of square crops by ``options.classifier``; squares that may hold a tile
     (empty probability below ``TTA_BELOW_EMPTY``) are also read in the ``TTA_TURNS`` quarter turns,
     averaged.
     ``x``: the crops' ``features`` when already computed (MLP). ``by_cnn``: crops read as ones that
@@ -393,53 +411,57 @@ def square_probabilities(crops: U8, x: F32 | None = None, model_path: str | None
         return load_cnn(cnn_path).proba(c)
 
     # the CNN, or else the MLP, reads every square
-    probs = cnn(crops) if CLASSIFIER == "cnn" else load_model(model_path).proba(features(crops) if x is None else x)
+    if options.classifier == "cnn":
+        probs = cnn(crops)
+    else:
+        probs = load_model(model_path).proba(features(crops) if x is None else x)
     unsure = probs[:, EMPTY] < TTA_BELOW_EMPTY
     maybe = np.where(unsure if by_cnn is None else unsure | by_cnn)[0]
     if not len(maybe):  # the unsure empties are checked however few squares are read together
-        if CLASSIFIER == "mlp+cnn":
-            _recheck_empties(probs, crops, cnn, hand)
+        if options.classifier == "mlp+cnn":
+            _recheck_empties(probs, crops, cnn, hand, options)
         return probs
     some = crops[maybe]
-    if CLASSIFIER in ("cnn", "mlp"):
-        probs[maybe] = turns_averaged(cnn if CLASSIFIER == "cnn" else mlp, some, probs[maybe])
-    elif CLASSIFIER == "mlp+cnn":
+    if options.classifier in ("cnn", "mlp"):
+        probs[maybe] = turns_averaged(cnn if options.classifier == "cnn" else mlp, some, probs[maybe])
+    elif options.classifier == "mlp+cnn":
         first = cnn(some)
         unsure = first.max(axis=1) < TTA_BELOW_SURE
         if unsure.any():
             doubt = some[unsure]
             first[unsure] = turns_averaged(cnn, doubt, first[unsure])
-            if SECOND_OPINION and cnn_path is None:  # another CNN given: that net alone
+            if options.second_opinion and cnn_path is None:  # another CNN given: that net alone
                 second = load_cnn(str(square_cnn.SECOND_CNN_PATH))
                 first[unsure] = (first[unsure] + turns_averaged(second.proba, doubt)) / 2.0
         probs[maybe] = first
-        _recheck_empties(probs, crops, cnn, hand)
+        _recheck_empties(probs, crops, cnn, hand, options)
     else:  # both
         probs[maybe] = (turns_averaged(mlp, some, probs[maybe]) + turns_averaged(cnn, some, cnn(some))) / 2.0
     return probs
 
 
 def closer_look(rect: U8, probs: F32, model_path: str | None = None, cnn_path: str | None = None,
-                squares: Sequence[tuple[int, int]] = ALL_SQUARES) -> None:
+                squares: Sequence[tuple[int, int]] = ALL_SQUARES, options: ReaderOptions = DEFAULT_OPTIONS) -> None:
     """Re-read in place the doubtful squares (may hold a tile, top probability below
-    ``CLOSER_BELOW``) of ``probs`` (rows: ``squares``, all 225 by default) from crops shifted up,
+    ``closer_below``) of ``probs`` (rows: ``squares``, all 225 by default) from crops shifted up,
     down, left and right: per class the median of the five reads (one read thrown off by its
     shift, a count digit cut off, must not outvote the others). The shifted crops of a square
-    whose first read is nearly sure of a tile (empty below ``CLOSER_CNN_BELOW_EMPTY``) are read by
+    whose first read is nearly sure of a tile (empty below ``closer_cnn_below_empty``) are read by
     the CNN whatever the MLP says: a tile washed out by glare looks empty to the MLP, and its
     shifted reads must not outvote the CNN's first read (less sure squares keep the MLP's verdict,
     which also clears phantom tiles)."""
-    if CLOSER_BELOW <= 0:
+    if options.closer_below <= 0:
         return
-    doubt = np.where((probs[:, EMPTY] < 0.5) & (probs.max(axis=1) < CLOSER_BELOW))[0]
+    doubt = np.where((probs[:, EMPTY] < 0.5) & (probs.max(axis=1) < options.closer_below))[0]
     if not len(doubt):
         return
     picked = [squares[i] for i in doubt]
-    tile = probs[doubt, EMPTY] < CLOSER_CNN_BELOW_EMPTY
-    d = LOOK_SHIFT_PX
+    tile = probs[doubt, EMPTY] < options.closer_cnn_below_empty
+    d = options.look_shift_px
     shifts = ((d, 0), (-d, 0), (0, d), (0, -d))
     crops = np.concatenate([square_crops(rect, picked, offset=off) for off in shifts])  # read in one batch
-    shifted = square_probabilities(crops, None, model_path, cnn_path, by_cnn=np.tile(tile, len(shifts)))
+    shifted = square_probabilities(crops, None, model_path, cnn_path, by_cnn=np.tile(tile, len(shifts)),
+                                   options=options)
     med = np.median(np.concatenate([probs[doubt][None], shifted.reshape(len(shifts), len(doubt), -1)]), axis=0)
     probs[doubt] = med / np.maximum(med.sum(axis=1, keepdims=True), 1e-9)
 
@@ -496,7 +518,8 @@ def hand_squares(image: U8, location: BoardLocation) -> tuple[NDArray[np.bool_],
 
 
 def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int, int]],
-                 model_path: str | None = None, cnn_path: str | None = None, closer: bool = True) -> F32:
+                 model_path: str | None = None, cnn_path: str | None = None, closer: bool = True,
+                 options: ReaderOptions = DEFAULT_OPTIONS) -> F32:
     """Class probabilities (n, 18) of the squares ``(col, row)`` only, the board at ``location``
     (a tracker re-reading what changed: the other squares are not classified). Same classifier
     and rules as ``read_triolet``, without the consistency step; ``closer=False`` skips the
@@ -506,18 +529,18 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
         return np.zeros((0, EMPTY + 1), np.float32)
     rect = rectified_board(image, location)
     crops = square_crops(rect, sq)
-    probs = square_probabilities(crops, None, model_path, cnn_path)
-    if CLASSIFIER == "mlp":
+    probs = square_probabilities(crops, None, model_path, cnn_path, options=options)
+    if options.classifier == "mlp":
         settle_six_nine(probs, crops)
     if closer:
-        closer_look(rect, probs, model_path, cnn_path, sq)
+        closer_look(rect, probs, model_path, cnn_path, sq, options)
     _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
     return probs
 
 
 def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation | None = None,
                  keep_images: bool = False, model_path: str | None = None,
-                 cnn_path: str | None = None) -> TrioletReading:
+                 cnn_path: str | None = None, options: ReaderOptions = DEFAULT_OPTIONS) -> TrioletReading:
     """Read a Triolet board from one BGR picture.
 
     ``calibration``: a profile path or ``Profile``; when the picture still fits its stored board
@@ -525,6 +548,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     for (``located_by``, ``fit_reason`` and the ``validate`` timing say which and why).
     ``location``: a board already located in this picture (e.g. by a tracker).
     ``model_path`` / ``cnn_path``: other MLP / CNN weight files than the committed ones.
+    ``options``: the reader's stages and thresholds (``ReaderOptions``).
     Raises ``vision.locate.BoardNotLocatedError`` when no board is visible."""
     t0 = time.perf_counter()
     located_by, fit_reason = "search", ""
@@ -547,36 +571,36 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     rect = rectified_board(work, loc_work)
     t2 = time.perf_counter()
     crops = square_crops(rect)
-    x = features(crops) if CLASSIFIER != "cnn" else None
+    x = features(crops) if options.classifier != "cnn" else None
     t3 = time.perf_counter()
     covered, beside = (np.asarray(a).reshape(-1) for a in hand_squares(work, loc_work))
     hand = covered | beside
     probs = square_probabilities(crops, x, model_path, cnn_path,
-                                 hand=with_neighbours(hand) if HAND_RECHECK_NEAR else hand)
-    if CLASSIFIER == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
+                                 hand=with_neighbours(hand) if options.hand_recheck_near else hand, options=options)
+    if options.classifier == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
         settle_six_nine(probs, crops)
-    closer_look(rect, probs, model_path, cnn_path)
+    closer_look(rect, probs, model_path, cnn_path, options=options)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     blank, occluded = np.zeros_like(outside), np.zeros_like(outside)
-    if BLANK_TILES or OCCLUDED_TILES:
+    if options.blank_tiles or options.occluded_tiles:
         lab = board_lab(rect)
         cores = square_cores(lab)
         unseen = hand | outside
         face = face_colour(cores, probs, unseen)
-        if BLANK_TILES:
+        if options.blank_tiles:
             blank = blank_tiles(cores, probs, unseen, face)
             as_unknown_tiles(probs, blank)
-        if OCCLUDED_TILES:
+        if options.occluded_tiles:
             occluded = occluded_tiles(lab, probs, face)
     touched = (hand | occluded) & ~blank  # a hand over, beside or across
-    if HAND_NET and CLASSIFIER == "mlp+cnn" and cnn_path is None:
+    if options.hand_net and options.classifier == "mlp+cnn" and cnn_path is None:
         reread_under_hands(probs, crops, touched, _hand_nets_reading)
-    if HAND_DOUBT:
+    if options.hand_doubt:
         doubt_tiles_under_hands(probs, touched)
-    if FINGERTIPS:  # flagged only: the nets' reading stands
+    if options.fingertips:  # flagged only: the nets' reading stands
         occluded = occluded | fingertip_tiles(rect, probs, hand, hand | outside | blank | occluded)
     evidence = SquareEvidence(probs, covered, beside, blank, occluded, outside)
-    if EXEMPLARS:
+    if options.exemplars:
         reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside), evidence.hidden | outside)
     t4 = time.perf_counter()
     cells = decide_cells(evidence)

@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "read",
     "replay",
     "serve",
+    "hub",
     "render",
     "calibrate",
     "bench",

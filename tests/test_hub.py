@@ -1,0 +1,229 @@
+"""The club hub (INTERFACES §6): the board's dedupe and catch-up logic, the table's outbox, bad
+command lines, and a table and the hub meeting through a real mosquitto (in-process apps)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hub_helpers import broker, disagreement, wait_until
+
+from companion_api.app import create_app
+from companion_api.cli import main
+from companion_api.hub.app import create_hub_app
+from companion_api.hub.board import Board
+from companion_api.hub.broker import BrokerConfig, HubLink
+from companion_api.hub.outbox import Outbox
+from companion_api.settings import Settings
+
+
+def ev(seq: int, total: int = 0) -> bytes:
+    return json.dumps({"type": "place", "seq": seq, "totals": [total, 0]}).encode()
+
+
+def state(game_id: int, seq: int) -> bytes:
+    return json.dumps({"id": game_id, "seq": seq, "totals": [seq, 0], "players": ["A", "B"], "board": {}}).encode()
+
+
+# -- the board -------------------------------------------------------------------------------------
+def test_board_keeps_each_seq_once_in_order() -> None:
+    board = Board()
+    for seq in (1, 2, 2, 3, 1):
+        board.on_event("c", "t", ev(seq), game_id=1, now=10.0)
+    events = board.events("t")
+    assert events is not None and [e["seq"] for e in events] == [1, 2, 3]
+    assert board.duplicates == 2
+
+
+def test_board_starts_over_on_a_newer_game_and_drops_an_older_one() -> None:
+    board = Board()
+    board.on_event("c", "t", ev(1), game_id=4, now=1.0)
+    board.on_event("c", "t", ev(2), game_id=4, now=1.0)
+    board.on_state("c", "t", state(5, 0), now=2.0)  # a new game began
+    assert board.events("t") == []
+    assert board.on_event("c", "t", ev(3), game_id=4, now=3.0) is None  # late event of game 4
+    assert board.on_state("c", "t", state(4, 2), now=3.0) is None
+    board.on_event("c", "t", ev(1), game_id=5, now=4.0)
+    assert [e["seq"] for e in board.events("t") or []] == [1]
+    assert board.tables(now=4.0)[0]["state"]["id"] == 5
+
+
+def test_board_asks_for_what_it_misses_at_most_every_few_seconds() -> None:
+    asks: list[tuple[str, str, int, int]] = []
+    board = Board(ask=lambda *a: asks.append(a), ask_every=2.0)
+    board.on_event("c", "t", ev(1), game_id=1, now=0.0)
+    assert asks == []
+    board.on_event("c", "t", ev(3), game_id=1, now=0.5)  # seq 2 is missing
+    assert asks == [("c", "t", 1, 1)]
+    board.on_state("c", "t", state(1, 5), now=1.0)  # still missing, asked recently
+    assert len(asks) == 1
+    board.tick(now=3.0)
+    assert asks[-1] == ("c", "t", 1, 1)
+    for seq in (2, 4, 5):
+        board.on_event("c", "t", ev(seq), game_id=1, now=3.5)
+    board.tick(now=9.0)
+    assert len(asks) == 2  # nothing missing any more
+
+
+def test_board_marks_a_quiet_table_and_wakes_it() -> None:
+    board = Board(quiet_after=60.0)
+    board.on_state("c", "t", state(1, 0), now=100.0)
+    assert board.tick(now=150.0) == []
+    changed = board.tick(now=161.0)
+    assert [c["quiet"] for c in changed] == [True]
+    board.on_event("c", "t", ev(1), game_id=1, now=170.0)
+    assert board.tables(now=170.0)[0]["quiet"] is False
+
+
+def test_board_ignores_junk_and_needs_the_club_when_a_name_repeats() -> None:
+    board = Board()
+    assert board.on_state("c", "t", b"not json", now=1.0) is None
+    assert board.on_event("c", "t", b'{"seq": "x"}', game_id=1, now=1.0) is None
+    assert board.events("t") is None
+    board.on_event("a", "t", ev(1), game_id=1, now=1.0)
+    board.on_event("b", "t", ev(1), game_id=1, now=1.0)
+    with pytest.raises(LookupError, match="several clubs"):
+        board.events("t")
+    assert board.events("t", "b") is not None
+
+
+# -- the outbox ------------------------------------------------------------------------------------
+def test_outbox_keeps_unacknowledged_events_across_reopening(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite3"
+    box = Outbox(db)
+    for seq in (1, 2, 3):
+        box.add(7, seq, json.dumps({"seq": seq}))
+    box.add(7, 2, "again")  # the same event twice is kept once
+    rows = box.pending()
+    assert [(r.game_id, r.seq) for r in rows] == [(7, 1), (7, 2), (7, 3)]
+    box.acknowledge([rows[0].id])
+    box.close()
+    again = Outbox(db)
+    assert [r.seq for r in again.pending()] == [2, 3]
+    assert [r.seq for r in again.pending(after=rows[1].id)] == [3]
+    assert len(again) == 2
+    again.close()
+
+
+# -- command lines ---------------------------------------------------------------------------------
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the command line in this process (the bad options fail before anything starts)."""
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("serve", "--hub", "http://x:1883", "--table", "t1"), "mqtt://"),
+    (("serve", "--hub", "mqtt://x:1883"), "--table"),
+    (("serve", "--table", "t1"), "--hub"),
+    (("serve", "--hub", "mqtt://x:1883", "--table", "a/b"), "'/'"),
+    (("serve", "--hub", "mqtt://ann:secret@x:1883", "--table", "t1"), "COMPANION_MQTT_PASSWORD"),
+    (("hub", "--broker", "mqtt://x:99999"), "port"),
+    (("hub", "--broker", "mqtt://x", "--club", "a+b"), "'+'"),
+    (("hub", "--broker", "mqtt://x", "--tls-ca", "/nonexistent/ca.pem"), "no such file"),
+])
+def test_bad_hub_options_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               args: tuple[str, ...], words: str) -> None:
+    if args[0] == "serve":
+        args = (*args, "--db", str(tmp_path / "t.sqlite3"), "--source", "sim-lite")
+    code, _, err = cli(capsys, *args)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], err
+    assert "secret" not in err
+
+
+def test_a_password_without_a_user_is_refused_and_never_printed(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("COMPANION_MQTT_PASSWORD", "hunter2")
+    monkeypatch.delenv("COMPANION_MQTT_USERNAME", raising=False)
+    code, out, err = cli(capsys, "hub", "--broker", "mqtt://x")
+    assert code == 2 and "user name" in err and "hunter2" not in err + out
+
+
+def test_the_password_file_is_read_and_never_printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from companion_api.hub.broker import broker_from_args
+
+    secret = tmp_path / "pw"
+    secret.write_text("hunter2\n", encoding="utf-8")
+    monkeypatch.setenv("COMPANION_MQTT_USERNAME", "ann")
+    args = argparse.Namespace(mqtt_username=None, mqtt_password_file=str(secret), tls_ca=None)
+    config = broker_from_args("mqtts://broker.club", args, "--broker")
+    assert (config.username, config.password, config.tls, config.port) == ("ann", "hunter2", True, 8883)
+    assert "hunter2" not in repr(config)
+
+
+def test_broker_config_never_shows_the_password() -> None:
+    config = BrokerConfig("h", 1883, username="ann", password="hunter2")
+    assert "hunter2" not in repr(config) and "hunter2" not in config.url
+
+
+# -- a table and the hub through mosquitto -----------------------------------------------------------
+def table_settings(db: Path, port: int, name: str, speed: float) -> Settings:
+    link = HubLink(broker=BrokerConfig("127.0.0.1", port), table=name, club="club")
+    return Settings(source="sim-lite", db=db, speed=speed, seed=3, hub=link)
+
+
+def hub_view(hub: TestClient, name: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]] | None]:
+    entry = next((t for t in hub.get("/api/tables").json()["tables"] if t["table"] == name), None)
+    got = hub.get(f"/api/tables/{name}/events")
+    return entry, got.json()["events"] if got.status_code == 200 else None
+
+
+def agreement(table: TestClient, hub: TestClient, name: str) -> str | None:
+    token = table.app.state.tokens.viewer  # type: ignore[attr-defined]
+    game = table.get("/api/game", params={"token": token}).json()
+    events = table.get("/api/events", params={"token": token}).json()["events"]
+    return disagreement(game, events, *hub_view(hub, name))
+
+
+def test_a_table_scores_through_an_outage_and_the_hub_catches_up(tmp_path: Path) -> None:
+    """The broker is down when the table starts: events wait in the outbox; once it is up they all
+    reach the hub, in order, each once, and the outbox empties."""
+    mqtt = broker()
+    db = tmp_path / "t1.sqlite3"
+    try:
+        with TestClient(create_app(table_settings(db, mqtt.port, "t1", speed=60))) as table:
+            token = table.app.state.tokens.viewer  # type: ignore[attr-defined]
+            deadline = time.monotonic() + 20
+            while table.get("/api/game", params={"token": token}).json()["seq"] < 6:
+                assert time.monotonic() < deadline, "the table did not score without its broker"
+                time.sleep(0.05)
+            box = Outbox(db)
+            assert len(box) >= 6  # every event so far waits for the broker
+            mqtt.start()
+            with TestClient(create_hub_app(BrokerConfig("127.0.0.1", mqtt.port), club="club")) as hub:
+                wait_until(lambda: agreement(table, hub, "t1"), timeout=30)
+                wait_until(lambda: None if len(box) == 0 else f"{len(box)} events still in the outbox", timeout=10)
+                entry, _ = hub_view(hub, "t1")
+                assert entry is not None and entry["club"] == "club" and entry["last_seen"] > time.time() - 30
+            box.close()
+    finally:
+        mqtt.stop()
+
+
+def test_a_restarted_hub_rebuilds_from_retained_states_and_resends(tmp_path: Path) -> None:
+    """A hub started after the game ended sees it whole: the retained state, then the events the
+    table sends again when the hub asks for what it misses."""
+    mqtt = broker()
+    settings = table_settings(tmp_path / "t.sqlite3", mqtt.port, "late", speed=3000)
+    with mqtt, TestClient(create_app(settings)) as table:
+        token = table.app.state.tokens.viewer  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 40
+        while not table.get("/api/game", params={"token": token}).json()["ended"]:
+            assert time.monotonic() < deadline, "the simulated game did not end"
+            time.sleep(0.1)
+        time.sleep(0.5)
+        with TestClient(create_hub_app(BrokerConfig("127.0.0.1", mqtt.port))) as hub:
+            wait_until(lambda: agreement(table, hub, "late"), timeout=20)
+            page = hub.get("/")
+            assert page.status_code == 200 and "/static/hub.js" in page.text
+            assert hub.get("/api/tables/nobody/events").status_code == 404
+            assert hub.post("/api/tables").status_code == 405  # read-only

@@ -114,3 +114,17 @@ def test_three_tables_and_the_hub_agree_before_and_after_a_20_s_broker_outage(tm
         for proc in procs:
             stop(proc)
         mqtt.stop()
+
+
+@pytest.mark.slow
+def test_bench_hub_prints_its_table_with_every_move_on_the_scoreboard(capsys: pytest.CaptureFixture[str]) -> None:
+    from companion_api.cli import main
+
+    broker()  # fails clearly when mosquitto is missing
+    assert main(["bench", "hub", "--tables", "5", "--seconds", "2", "--games", "1", "--pace", "0.5"]) == 0
+    out = capsys.readouterr().out
+    header, _, row = out.splitlines()[1:4]
+    cells = dict(zip(re.split(r"\s{2,}", header.strip()), row.split(), strict=True))
+    assert cells["tables"] == "5" and int(cells["moves"]) >= 15
+    assert cells["missing"] == "0" and cells["on board"] == cells["moves"]
+    assert float(cells["p99 ms"]) >= float(cells["p50 ms"]) > 0

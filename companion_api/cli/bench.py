@@ -20,6 +20,7 @@ TARGETS = {
     "replay": "following rendered game videos: moves recovered, false/missed events, latency",
     "serve": "live updates: latency from event commit to receipt on concurrent SSE clients",
     "render": "synthetic renderer: frames rendered per second",
+    "hub": "a club's tables on one scoreboard: commit-to-scoreboard latency and hub CPU per table",
 }
 
 

@@ -227,3 +227,26 @@ def test_a_restarted_hub_rebuilds_from_retained_states_and_resends(tmp_path: Pat
             assert page.status_code == 200 and "/static/hub.js" in page.text
             assert hub.get("/api/tables/nobody/events").status_code == 404
             assert hub.post("/api/tables").status_code == 405  # read-only
+
+
+def test_a_table_that_stops_is_shown_gone_quiet_and_one_that_idles_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion_api.hub import publisher
+
+    monkeypatch.setattr(publisher, "HEARTBEAT_S", 0.3)
+    mqtt = broker()
+
+    def quiet(hub: TestClient) -> bool | None:
+        entry, _ = hub_view(hub, "idle")
+        return None if entry is None else bool(entry["quiet"])
+
+    with mqtt, TestClient(create_hub_app(BrokerConfig("127.0.0.1", mqtt.port), quiet_after=1.5)) as hub:
+        with TestClient(create_app(table_settings(tmp_path / "t.sqlite3", mqtt.port, "idle", speed=3000))) as table:
+            token = table.app.state.tokens.viewer  # type: ignore[attr-defined]
+            deadline = time.monotonic() + 40
+            while not table.get("/api/game", params={"token": token}).json()["ended"]:
+                assert time.monotonic() < deadline, "the simulated game did not end"
+                time.sleep(0.1)
+            time.sleep(2.5)  # no move for longer than quiet_after, but the table still speaks
+            assert quiet(hub) is False
+        wait_until(lambda: None if quiet(hub) else "the stopped table is not shown as gone quiet", timeout=8)

@@ -25,8 +25,9 @@ def register(sub: Any) -> None:
     p.add_argument("--club", default=None, help="show only this club's tables (default: every club on the broker)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1; 0.0.0.0 = the LAN)")
     p.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 = any free port)")
-    p.add_argument("--quiet-after", type=float, default=300.0,
-                   help="seconds without news after which a table is shown as gone quiet (default: 300)")
+    p.add_argument("--quiet-after", type=float, default=90.0,
+                   help="seconds without a word from a table (each sends its state at least every 30 s) after "
+                   "which it is shown as gone quiet (default: 90)")
     add_broker_options(p)
     p.set_defaults(func=run)
 

@@ -105,7 +105,7 @@ def _game_id(message: Any) -> int | None:
     return None
 
 
-def create_hub_app(broker: BrokerConfig, club: str | None = None, quiet_after: float = 300.0) -> FastAPI:
+def create_hub_app(broker: BrokerConfig, club: str | None = None, quiet_after: float = 90.0) -> FastAPI:
     """The scoreboard app for the tables of ``club`` (every club when ``None``) on ``broker``."""
 
     @asynccontextmanager

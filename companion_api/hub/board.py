@@ -64,7 +64,7 @@ class TableCard:
 class Board:
     """Every table heard of; thread-safe (fed by the MQTT client's thread, read by the web app)."""
 
-    def __init__(self, quiet_after: float = 300.0, ask: Ask | None = None, ask_every: float = 2.0) -> None:
+    def __init__(self, quiet_after: float = 90.0, ask: Ask | None = None, ask_every: float = 2.0) -> None:
         self.quiet_after = quiet_after
         self.ask = ask
         self.ask_every = ask_every

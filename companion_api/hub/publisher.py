@@ -5,7 +5,8 @@ file) and a publisher thread sends it with QoS 1 to ``tc/CLUB/TABLE/events``, in
 deleting the row when the broker acknowledges it (``on_publish``). While the broker is away the
 table scores on and rows pile up; once it is back they go out in seq order. After the events the
 table's ``/api/game`` object is published, retained, to ``tc/CLUB/TABLE/state`` (again on every
-reconnect, so a broker that restarted empty learns it). A hub that finds a hole in a table's seqs
+reconnect, so a broker that restarted empty learns it, and every ``HEARTBEAT_S`` seconds without
+news, so the hub can tell a quiet table from a thinking one). A hub that finds a hole in a table's seqs
 asks on ``tc/CLUB/TABLE/resend`` (``{"game_id": G, "since": SEQ}``) and gets the current game's
 events after SEQ again; nothing a hub sends can change the game.
 """
@@ -16,6 +17,7 @@ import collections
 import json
 import logging
 import threading
+import time
 from typing import Any, Protocol
 
 from ..events_bus import EventBus, Message
@@ -26,6 +28,9 @@ log = logging.getLogger(__name__)
 
 #: Events handed to the MQTT client and not yet acknowledged, at most.
 WINDOW = 100
+#: The state is published again after this many seconds without news, so the hub can tell a table
+#: whose players are thinking from one it has lost contact with.
+HEARTBEAT_S = 30.0
 #: Bus messages that are not events.
 NOT_EVENTS = ("state", "game")
 
@@ -75,6 +80,7 @@ class HubPublisher:
         self._resend: collections.deque[tuple[int, int]] = collections.deque()
         self._inflight: dict[int, int] = {}  # MQTT mid -> outbox row id (publisher thread only)
         self._cursor = 0  # last outbox row id handed to the client
+        self._state_sent = 0.0  # time.monotonic() of the last state published
         self._thread: threading.Thread | None = None
         self._client = make_client(broker, client_id=f"companion-table-{club}-{name}")
         self._client.on_connect = self._on_connect
@@ -147,6 +153,8 @@ class HubPublisher:
             self._wake.clear()
             try:
                 self._take_acks()
+                if time.monotonic() - self._state_sent > HEARTBEAT_S:
+                    self._state_dirty = True
                 if self.connected.is_set():
                     self._answer_resends()
                     self._hand_over()
@@ -177,6 +185,7 @@ class HubPublisher:
             self._cursor = row.id
         if self._state_dirty and not self.outbox.pending(self._cursor, 1):
             self._state_dirty = False
+            self._state_sent = time.monotonic()
             state = json.dumps(self.table.game_json(), ensure_ascii=False, separators=(",", ":"))
             self._client.publish(self.state_topic, state, qos=1, retain=True)
 

@@ -16,7 +16,9 @@ function describe(ev, players) {
   if (!ev) return "no move yet";
   const who = typeof ev.player === "number" ? (players[ev.player] || "player " + (ev.player + 1)) + " " : "";
   const score = typeof ev.score === "number" && ev.score !== 0 ? " (" + (ev.score > 0 ? "+" : "") + ev.score + ")" : "";
-  return "#" + ev.seq + " " + who + ev.type + score;
+  const verbs = { place: "placed", exchange: "exchanged", pass: "passed", reveal: "revealed", illegal: "tried an illegal move",
+    correct: "corrected a move", undo: "undid a move" };
+  return "#" + ev.seq + " " + who + (verbs[ev.type] || ev.type) + score;
 }
 
 function render() {

@@ -250,3 +250,94 @@ def test_a_table_that_stops_is_shown_gone_quiet_and_one_that_idles_is_not(
             time.sleep(2.5)  # no move for longer than quiet_after, but the table still speaks
             assert quiet(hub) is False
         wait_until(lambda: None if quiet(hub) else "the stopped table is not shown as gone quiet", timeout=8)
+
+
+# -- the publisher, against a stand-in MQTT client -------------------------------------------------
+class FakeClient:
+    """Records what the publisher hands to MQTT; mids count up from 1."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any], bool, int, Any]] = []
+
+    def publish(self, topic: str, payload: str, qos: int = 0, retain: bool = False, properties: Any = None) -> Any:
+        from types import SimpleNamespace
+
+        self.sent.append((topic, json.loads(payload), retain, len(self.sent) + 1, properties))
+        return SimpleNamespace(mid=len(self.sent))
+
+    def __getattr__(self, name: str) -> Any:  # connect_async, loop_start, subscribe, disconnect, loop_stop
+        return lambda *a, **k: None
+
+
+class FakeTable:
+    def __init__(self) -> None:
+        self.game_id = 1
+        self.done: list[dict[str, Any]] = []
+
+    def events(self, since: int = 0) -> tuple[int, list[dict[str, Any]]]:
+        return self.game_id, self.done[since:]
+
+    def game_json(self) -> dict[str, Any]:
+        return {"id": self.game_id, "seq": len(self.done), "totals": [len(self.done), 0]}
+
+
+def test_the_publisher_sends_in_commit_order_keeps_the_unacknowledged_and_resends(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from companion_api.events_bus import EventBus, Message
+    from companion_api.hub.publisher import HubPublisher
+
+    ok = SimpleNamespace(is_failure=False)
+    db = tmp_path / "t.sqlite3"
+    table, bus = FakeTable(), EventBus()
+
+    def commit() -> None:
+        ev_ = {"type": "place", "seq": len(table.done) + 1, "totals": [len(table.done) + 1, 0]}
+        table.done.append(ev_)
+        bus.publish(Message("place", ev_["seq"], ev_, 1))
+        bus.publish(Message("state", None, table.game_json(), 1))
+
+    def publisher() -> tuple[HubPublisher, FakeClient]:
+        pub = HubPublisher(table, bus, Outbox(db), BrokerConfig("127.0.0.1", 1), "club", "t1")
+        fake = FakeClient()
+        pub._client = fake
+        pub.start()
+        return pub, fake
+
+    def sent_when(fake: FakeClient, n: int) -> list[tuple[str, dict[str, Any], bool, int, Any]]:
+        wait_until(lambda: None if len(fake.sent) >= n else f"{len(fake.sent)} of {n} sent", timeout=5, step=0.02)
+        time.sleep(0.1)
+        return list(fake.sent)
+
+    pub, fake = publisher()
+    for _ in range(3):
+        commit()  # the broker is not reached yet: kept, not sent
+    time.sleep(0.2)
+    assert fake.sent == [] and len(pub.outbox) == 3
+    pub._on_connect(fake, None, None, ok, None)
+    sent = sent_when(fake, 4)
+    assert [(t, p["seq"], r) for t, p, r, _, _ in sent] == [
+        ("tc/club/t1/events", 1, False), ("tc/club/t1/events", 2, False), ("tc/club/t1/events", 3, False),
+        ("tc/club/t1/state", 3, True)]
+    assert sent[0][4].UserProperty == [("game_id", "1")]
+    pub._on_publish(fake, None, 1, ok, None)
+    pub._on_publish(fake, None, 2, ok, None)
+    pub._on_publish(fake, None, 4, ok, None)  # the state's PUBACK: nothing to forget
+    wait_until(lambda: None if len(pub.outbox) == 1 else f"{len(pub.outbox)} rows", timeout=5, step=0.02)
+    pub._on_disconnect(fake, None, None, ok, None)
+    commit()
+    commit()  # scored during the outage
+    time.sleep(0.2)
+    assert len(fake.sent) == 4
+    pub.stop()
+
+    again, fake2 = publisher()  # serve restarted: what the broker never acknowledged goes out in order
+    again._on_connect(fake2, None, None, ok, None)
+    sent = sent_when(fake2, 4)
+    assert [(t.rsplit("/", 1)[1], p["seq"]) for t, p, _, _, _ in sent] == [
+        ("events", 3), ("events", 4), ("events", 5), ("state", 5)]
+    again._on_message(fake2, None, SimpleNamespace(payload=b'{"game_id": 1, "since": 3}'))
+    sent = sent_when(fake2, 6)
+    assert [(t.rsplit("/", 1)[1], p["seq"]) for t, p, _, _, _ in sent[4:6]] == [("events", 4), ("events", 5)]
+    again._on_message(fake2, None, SimpleNamespace(payload=b"junk"))  # ignored
+    again.stop()

@@ -101,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     except Exception as exc:  # sqlite3.Error, OSError
         raise CliError(f"--db {db}: cannot open the database ({exc})") from None
+    if link is not None:
+        print(f"companion serve: publishing to {link.broker.url} as table {link.table!r} of club {link.club!r}",
+              file=sys.stderr, flush=True)
     return serve(settings, factory, tokens.viewer, tokens.table)
 
 

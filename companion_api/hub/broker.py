@@ -113,7 +113,7 @@ def make_client(config: BrokerConfig, client_id: str) -> Any:
         client.username_pw_set(config.username, config.password)
     if config.tls:
         client.tls_set(ca_certs=str(config.tls_ca) if config.tls_ca else None, cert_reqs=ssl.CERT_REQUIRED)
-    client.reconnect_delay_set(min_delay=1, max_delay=5)
+    client.reconnect_delay_set(min_delay=1, max_delay=2)
     return client
 
 

@@ -46,10 +46,13 @@ def test_board_starts_over_on_a_newer_game_and_drops_an_older_one() -> None:
     board.on_state("c", "t", state(5, 0), now=2.0)  # a new game began
     assert board.events("t") == []
     assert board.on_event("c", "t", ev(3), game_id=4, now=3.0) is None  # late event of game 4
-    assert board.on_state("c", "t", state(4, 2), now=3.0) is None
     board.on_event("c", "t", ev(1), game_id=5, now=4.0)
     assert [e["seq"] for e in board.events("t") or []] == [1]
     assert board.tables(now=4.0)[0]["state"]["id"] == 5
+    board.on_event("c", "t", ev(1), game_id=6, now=5.0)  # the next game's first move before its state
+    assert board.tables(now=5.0)[0]["last_event"]["seq"] == 1 and board.events("t") == [json.loads(ev(1))]
+    board.on_state("c", "t", state(1, 0), now=6.0)  # the table's database was replaced: its word counts
+    assert board.events("t") == [] and board.tables(now=6.0)[0]["state"]["id"] == 1
 
 
 def test_board_asks_for_what_it_misses_at_most_every_few_seconds() -> None:

@@ -2,10 +2,11 @@
 
 Each table is known by its club and name. Its latest state (the table's ``/api/game`` object,
 from the retained ``state`` topic) is kept as is; its events are kept by seq for the current game,
-each once (a second copy of a seq is dropped). An event or state of a newer game (a larger game
-id) starts the table's list over; older ones are dropped. When a table's state names a seq the hub
-has not got, or a seq is missing below one it has, the hub asks the table to send its events again
-(:attr:`Board.ask`), at most once per ``ask_every`` seconds per table.
+each once (a second copy of a seq is dropped). An event of a newer game (a larger game id) starts
+the table's list over, an event of an older one is dropped; a state naming another game than the
+one held starts the list over whatever its id (it is the table's latest word, retained). When a
+table's state names a seq the hub has not got, or a seq is missing below one it has, the hub asks
+the table to send its events again (:attr:`Board.ask`), at most once per ``ask_every`` seconds.
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ class Board:
         with self._lock:
             card = self._card(club, name, now)
             card.quiet = False
-            if not card.adopt(state["id"]):
-                return None  # a state of an older game arriving late
+            if state["id"] != card.game_id:  # the state is the table's own word: even a smaller id
+                card.game_id, card.events, card.upto = state["id"], {}, 0  # (its database was replaced)
             card.state = state
             self._maybe_ask(card, now)
             return card.to_json(now, full=False)

@@ -344,3 +344,40 @@ def test_the_publisher_sends_in_commit_order_keeps_the_unacknowledged_and_resend
     assert [(t.rsplit("/", 1)[1], p["seq"]) for t, p, _, _, _ in sent[4:6]] == [("events", 4), ("events", 5)]
     again._on_message(fake2, None, SimpleNamespace(payload=b"junk"))  # ignored
     again.stop()
+
+
+# -- TLS and passwords ---------------------------------------------------------------------------------
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 (its own CA) and its key, made with the openssl command."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.fail("the openssl command is missing (.ci/run installs it with mosquitto)")
+    cert, key = folder / "broker.crt", folder / "broker.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+def test_tables_and_hub_log_in_over_tls_and_a_wrong_password_is_refused(tmp_path: Path) -> None:
+    from companion_api.hub.local_broker import LocalBroker
+
+    broker()  # fails clearly when mosquitto is missing
+    cert, key = self_signed(tmp_path)
+    mqtt = LocalBroker(tls=(cert, key), users={"t1": "table-secret", "scoreboard": "hub-secret"})
+
+    def login(user: str, password: str) -> BrokerConfig:
+        return BrokerConfig("127.0.0.1", mqtt.port, tls=True, tls_ca=cert, username=user, password=password)
+
+    settings = Settings(source="sim-lite", db=tmp_path / "t.sqlite3", speed=3000, seed=3,
+                        hub=HubLink(broker=login("t1", "table-secret"), table="t1", club="club"))
+    with mqtt, TestClient(create_app(settings)) as table:
+        with TestClient(create_hub_app(login("scoreboard", "hub-secret"))) as hub:
+            wait_until(lambda: agreement(table, hub, "t1"), timeout=30)
+        with TestClient(create_hub_app(login("scoreboard", "wrong"))) as intruder:
+            client = intruder.app.state.client  # type: ignore[attr-defined]
+            wait_until(lambda: None if client.error else "no refusal yet", timeout=10)
+            assert "refused" in client.error and "wrong" not in client.error
+            assert intruder.get("/api/tables").json() == {"tables": []}

@@ -1,12 +1,13 @@
 """A throwaway ``mosquitto`` on a loopback port, for benchmarks and tests (never the system service).
 
-It writes its own config (``listener PORT 127.0.0.1``, anonymous, no persistence) in a temporary
-folder and can be stopped and started again on the same port, like a broker going away and coming
-back.
+It writes its own config (``listener PORT 127.0.0.1``, no persistence; anonymous, or TLS and
+passwords when given) in a temporary folder and can be stopped and started again on the same
+port, like a broker going away and coming back.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -36,22 +37,38 @@ def free_port() -> int:
 class LocalBroker:
     """``mosquitto`` listening on ``127.0.0.1:port``; use as a context manager."""
 
-    def __init__(self, port: int | None = None, executable: str | None = None) -> None:
+    def __init__(self, port: int | None = None, executable: str | None = None,
+                 tls: tuple[Path, Path] | None = None, users: dict[str, str] | None = None) -> None:
+        """``tls``: (certificate, key) files of a TLS listener; ``users``: name → password (no anonymous)."""
         exe = executable or find_mosquitto()
         if exe is None:
             raise FileNotFoundError("mosquitto is not installed (Debian: apt-get install mosquitto)")
         self.executable = exe
         self.port = port or free_port()
         self._dir = tempfile.TemporaryDirectory(prefix="companion-mqtt-")
+        self.tls = tls is not None
+        lines = [f"listener {self.port} 127.0.0.1", "persistence false", "max_queued_messages 100000"]
+        if os.name == "posix" and os.geteuid() == 0:
+            lines.append("user root")  # else it drops to 'mosquitto', who cannot read this folder
+        if tls is not None:
+            lines += [f"certfile {tls[0]}", f"keyfile {tls[1]}"]
+        if users:
+            passwd = Path(self._dir.name) / "passwd"
+            tool = shutil.which("mosquitto_passwd") or str(Path(exe).parent.parent / "bin" / "mosquitto_passwd")
+            for i, (name, password) in enumerate(users.items()):
+                subprocess.run([tool, "-b", *(["-c"] if i == 0 else []), str(passwd), name, password], check=True,
+                               capture_output=True)
+            lines += ["allow_anonymous false", f"password_file {passwd}"]
+        else:
+            lines.append("allow_anonymous true")
         self.config = Path(self._dir.name) / "mosquitto.conf"
-        self.config.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-                               "max_queued_messages 100000\n", encoding="utf-8")
+        self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.log = Path(self._dir.name) / "mosquitto.log"
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
+        return f"{'mqtts' if self.tls else 'mqtt'}://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 10.0) -> None:
         """Start the broker and wait until it accepts connections."""

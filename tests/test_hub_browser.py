@@ -1,5 +1,5 @@
 """The hub's scoreboard in a real Chromium at big-screen size: a card per table, live totals and
-moves, a finished or silent table marked as such."""
+moves, a silent table marked as such, a lost broker said on screen."""
 
 from __future__ import annotations
 
@@ -63,6 +63,10 @@ def test_scoreboard_shows_each_table_live_and_marks_a_silent_one(tmp_path: Path)
             expect(first).not_to_have_class(re.compile(r"\bquiet\b"))
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "hub-scoreboard.png"))
+            mqtt.stop()  # the hub loses the broker: the screen says its scores may be behind
+            expect(page.locator("#summary")).to_contain_text("the broker cannot be reached")
+            mqtt.start()
+            expect(page.locator("#summary")).not_to_contain_text("cannot be reached")
         finally:
             browser.close()
     _ = one

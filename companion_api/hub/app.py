@@ -75,8 +75,11 @@ class HubClient:
         self.connected, self.error = True, None
         club = self.club or "+"
         client.subscribe([(f"{ROOT}/{club}/+/state", 1), (f"{ROOT}/{club}/+/events", 1)])
+        self.bus.publish(Message("hub", None, {"broker": True}))
 
     def _on_disconnect(self, _client: Any, _userdata: Any, _flags: Any, _reason: Any, _props: Any) -> None:
+        if self.connected:
+            self.bus.publish(Message("hub", None, {"broker": False}))
         self.connected = False
 
     def _on_message(self, _client: Any, _userdata: Any, message: Any) -> None:
@@ -152,14 +155,16 @@ def create_hub_app(broker: BrokerConfig, club: str | None = None, quiet_after: f
         return {"events": events}
 
     @app.get("/api/stream", response_class=EventSourceResponse,
-             summary="live scoreboard: a `tables` snapshot, then `table` and `move` messages")
+             summary="live scoreboard: a `tables` snapshot, then `table`, `move` and `hub` messages")
     async def stream(request: Request) -> AsyncIterator[ServerSentEvent]:
         board: Board = request.app.state.board
         bus: EventBus = request.app.state.bus
+        client: HubClient = request.app.state.client
         sub = bus.subscribe()
         try:
             yield ServerSentEvent(comment="table companion hub", retry=SSE_RETRY_MS)
-            yield ServerSentEvent(event="tables", data={"tables": board.tables(full=False), "now": time.time()})
+            yield ServerSentEvent(event="tables", data={"tables": board.tables(full=False), "now": time.time(),
+                                                        "broker": client.connected})
             while True:
                 try:
                     msg = await asyncio.wait_for(sub.queue.get(), timeout=10.0)

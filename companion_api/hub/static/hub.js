@@ -2,6 +2,7 @@
 "use strict";
 
 const cards = new Map(); // "club/table" -> latest entry from the hub
+let brokerUp = true; // whether the hub reaches the club's broker
 
 function key(entry) { return entry.club + "/" + entry.table; }
 
@@ -29,7 +30,8 @@ function render() {
   document.getElementById("empty").hidden = entries.length > 0;
   const quiet = entries.filter((e) => e.quiet).length;
   document.getElementById("summary").textContent =
-    entries.length + " table" + (entries.length === 1 ? "" : "s") + (quiet ? " · " + quiet + " gone quiet" : "");
+    entries.length + " table" + (entries.length === 1 ? "" : "s") + (quiet ? " · " + quiet + " gone quiet" : "") +
+    (brokerUp ? "" : " · the broker cannot be reached: scores shown may be behind");
 }
 
 function card(entry, showClub) {
@@ -67,13 +69,19 @@ function connect() {
   source.onopen = () => { conn.className = "conn on"; };
   source.onerror = () => { conn.className = "conn off"; };
   source.addEventListener("tables", (e) => {
+    const snapshot = JSON.parse(e.data);
     cards.clear();
-    for (const entry of JSON.parse(e.data).tables) cards.set(key(entry), entry);
+    for (const entry of snapshot.tables) cards.set(key(entry), entry);
+    brokerUp = snapshot.broker !== false;
     render();
   });
   source.addEventListener("table", (e) => {
     const entry = JSON.parse(e.data);
     cards.set(key(entry), entry);
+    render();
+  });
+  source.addEventListener("hub", (e) => {
+    brokerUp = JSON.parse(e.data).broker !== false;
     render();
   });
   source.addEventListener("move", (e) => {

@@ -93,8 +93,10 @@ class Board:
             if state["id"] != card.game_id:  # the state is the table's own word: even a smaller id
                 card.game_id, card.events, card.upto = state["id"], {}, 0  # (its database was replaced)
             card.state = state
-            self._maybe_ask(card, now)
-            return card.to_json(now, full=False)
+            ask = self._due(card, now)
+            out = card.to_json(now, full=False)
+        self._ask(ask)
+        return out
 
     def on_event(self, club: str, name: str, payload: bytes, game_id: int | None,
                  now: float | None = None) -> dict[str, Any] | None:
@@ -117,26 +119,36 @@ class Board:
             card.events[seq] = event
             while card.upto + 1 in card.events:
                 card.upto += 1
-            self._maybe_ask(card, now)
-            return {"table": name, "club": club, "event": event}
+            ask = self._due(card, now)
+        self._ask(ask)
+        return {"table": name, "club": club, "event": event}
 
-    def _maybe_ask(self, card: TableCard, now: float) -> None:
+    def _due(self, card: TableCard, now: float) -> tuple[str, str, int, int] | None:
+        """The resend request to make for ``card`` now, if any (marked as made)."""
         if self.ask is None or card.game_id is None or not card.missing() or now - card.asked < self.ask_every:
-            return
+            return None
         card.asked = now
-        self.ask(card.club, card.name, card.game_id, card.upto)
+        return card.club, card.name, card.game_id, card.upto
+
+    def _ask(self, ask: tuple[str, str, int, int] | None) -> None:
+        """Send a request outside the lock (publishing may wait on the MQTT client)."""
+        if ask is not None and self.ask is not None:
+            self.ask(*ask)
 
     def tick(self, now: float | None = None) -> list[dict[str, Any]]:
         """Mark tables gone quiet, ask again for what is still missing; the cards that changed."""
         now = time.time() if now is None else now
         changed = []
+        asks = []
         with self._lock:
             for card in self._cards.values():
-                self._maybe_ask(card, now)
+                asks.append(self._due(card, now))
                 quiet = now - card.last_seen > self.quiet_after
                 if quiet != card.quiet:
                     card.quiet = quiet
                     changed.append(card.to_json(now, full=False))
+        for ask in asks:
+            self._ask(ask)
         return changed
 
     def tables(self, now: float | None = None, full: bool = True) -> list[dict[str, Any]]:

@@ -93,11 +93,18 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
             what = "resuming" if table.resumed else "new"
             print(f"companion serve: {what} {table.header.game} game {table.game_id} "
                   f"({table.game_json()['seq']} events so far), source {settings.source}", file=sys.stderr, flush=True)
+        publisher = None
+        if settings.hub is not None:  # listening before the table starts, so no event is missed
+            from .hub.publisher import start_publisher
+
+            publisher = start_publisher(settings.hub, settings.db, table, bus)
         table.start()
         try:
             yield
         finally:
             table.stop()
+            if publisher is not None:
+                publisher.stop()
             bus.close()
             store.close()
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: Messages a subscriber may hold before it is considered gone.
 QUEUE_LIMIT = 1000
@@ -49,6 +53,7 @@ class EventBus:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subs: set[Subscription] = set()
+        self._listeners: list[Callable[[Message], None]] = []
 
     def subscribe(self) -> Subscription:
         """A new subscription on the running event loop (call from async code)."""
@@ -61,6 +66,17 @@ class EventBus:
         with self._lock:
             self._subs.discard(sub)
 
+    def add_listener(self, listener: Callable[[Message], None]) -> None:
+        """Call ``listener(message)`` in the publishing thread for every message, in publish order
+        (it must be quick: it runs while the table commits)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[Message], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
     @property
     def subscribers(self) -> int:
         with self._lock:
@@ -70,6 +86,12 @@ class EventBus:
         """Deliver ``message`` to every subscriber (from any thread)."""
         with self._lock:
             subs = list(self._subs)
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(message)
+            except Exception:  # a listener failing must not stop the table
+                log.exception("event bus listener failed")
         for sub in subs:
             try:
                 sub.loop.call_soon_threadsafe(self._deliver, sub, message)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .hub.broker import HubLink
 
 
 def default_db_path() -> Path:
@@ -35,6 +39,8 @@ class Settings:
     public_url: str | None = None
     #: print which game is resumed or started on stderr (``companion serve``)
     announce: bool = False
+    #: publish events and state to a club's MQTT broker (``--hub``; INTERFACES §6)
+    hub: HubLink | None = None
 
 
 def seat_names(players: int) -> list[str]:

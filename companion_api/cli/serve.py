@@ -36,6 +36,14 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=seed_number, default=1, help="seed of the simulated table's games")
     p.add_argument("--new-game", action="store_true", help="start a new game instead of resuming the last one")
     p.add_argument("--public-url", default=None, help="URL phones use to reach this server (for the QR code)")
+    hub = p.add_argument_group("club scoreboard (INTERFACES §6)")
+    hub.add_argument("--hub", default=None, metavar="mqtt://HOST:1883",
+                     help="publish every event and the table's state to this MQTT broker for `companion hub`")
+    hub.add_argument("--table", default=None, help="this table's name on the club's scoreboard (with --hub)")
+    hub.add_argument("--club", default=None, help="the club or tournament the table belongs to (default: default)")
+    from ..hub.broker import add_broker_options
+
+    add_broker_options(hub)
     p.set_defaults(func=run)
 
 
@@ -83,16 +91,41 @@ def run(args: argparse.Namespace) -> int:
     db = Path(args.db) if args.db else default_db_path()
     if db.is_dir():
         raise CliError(f"--db {db}: is a folder, expected a file")
+    link = hub_link(args)
     settings = Settings(source=str(spec), game=args.game, players=players, db=db, host=args.host, port=args.port,
                         speed=args.speed, seed=args.seed, new_game=args.new_game, public_url=args.public_url,
-                        announce=True)
+                        announce=True, hub=link)
     try:
         store = Store(db)
         tokens = store.tokens()
         store.close()
     except Exception as exc:  # sqlite3.Error, OSError
         raise CliError(f"--db {db}: cannot open the database ({exc})") from None
+    if link is not None:
+        print(f"companion serve: publishing to {link.broker.url} as table {link.table!r} of club {link.club!r}",
+              file=sys.stderr, flush=True)
     return serve(settings, factory, tokens.viewer, tokens.table)
+
+
+def hub_link(args: argparse.Namespace) -> Any:
+    """``--hub``/``--table``/``--club`` as a :class:`~companion_api.hub.broker.HubLink` (``None`` without --hub)."""
+    from ..hub.broker import DEFAULT_CLUB, BrokerError, HubLink, broker_from_args, check_name
+
+    if args.hub is None:
+        if args.table is not None or args.club is not None:
+            raise CliError("--table and --club name the table on a club's scoreboard: give --hub mqtt://HOST:1883 too")
+        return None
+    if args.table is None:
+        raise CliError("--hub: give the table's name on the scoreboard with --table NAME")
+    try:
+        import paho.mqtt  # noqa: F401
+    except ImportError:
+        raise CliError("--hub needs the paho-mqtt package (pip install paho-mqtt)") from None
+    try:
+        return HubLink(broker=broker_from_args(args.hub, args, "--hub"), table=check_name(args.table, "--table"),
+                       club=check_name(args.club or DEFAULT_CLUB, "--club"))
+    except BrokerError as exc:
+        raise CliError(str(exc)) from None
 
 
 def serve(settings: Any, factory: Any, viewer: str, table: str) -> int:

@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "read",
     "replay",
     "serve",
+    "tokens",
     "render",
     "calibrate",
     "bench",

@@ -28,7 +28,7 @@ from engine.core.record import dump_record
 from .auth import TableWriter, Viewer, current_tokens, get_tokens, presented_token
 from .board_picture import image_size, side_by_side
 from .events_bus import EventBus, Message
-from .limits import GuardWrites, same_token
+from .limits import GuardWrites, oversized, same_token
 from .settings import Settings
 from .sources import build_source, parse_source
 from .store import Store
@@ -266,6 +266,9 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
     def post_event(table: TableDep, _: TableWriter,
                    body: Annotated[Any, Body(description="one event in the record format of INTERFACES §1, "
                                                         "or {type: wild, seq, square, value}")]) -> dict[str, Any]:
+        too_big = oversized(body)
+        if too_big is not None:
+            raise HTTPException(422, detail=f"{too_big}: an event is a few short fields")
         try:
             return table.manual(body)
         except ManualEventError as exc:

@@ -44,6 +44,28 @@ VIEWER_TOKEN = "this needs the table token; the viewer token only reads"
 BAD_TOKEN = "this token is not valid for this table"
 
 
+#: Longest string and longest list an event typed on the phone may hold (names, squares, tiles).
+MAX_TEXT = 200
+MAX_ITEMS = 200
+
+
+def oversized(value: Any, max_text: int = MAX_TEXT, max_items: int = MAX_ITEMS) -> str | None:
+    """A sentence naming the first string or list in ``value`` (parsed JSON) over the limits, or ``None``."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and len(item) > max_text:
+            return f"a text of {len(item)} characters is too long (at most {max_text})"
+        if isinstance(item, list | dict) and len(item) > max_items:
+            return f"a list of {len(item)} items is too long (at most {max_items})"
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
 class _TooLarge(Exception):
     """A streamed body passed the limit."""
 

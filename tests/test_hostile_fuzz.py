@@ -4,6 +4,7 @@ run (``companion bench hostile`` runs 10,000)."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -116,3 +117,26 @@ def test_picture_bombs_exit_2_through_every_command(tmp_path: Path, capfd: pytes
         code = main(argv)
         err = capfd.readouterr().err
         assert code == 2 and err.count("\n") == 1 and "megapixel" in err, (argv, err)
+
+
+def test_a_400_deep_correction_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from companion_api.bench.fuzz import RECORD_HEADER
+
+    event: object = {"type": "pass", "player": 0}
+    for _ in range(400):
+        event = {"type": "correct", "seq": 1, "event": event}
+    rec = tmp_path / "deep.jsonl"
+    rec.write_text(json.dumps(RECORD_HEADER) + "\n" + '{"type": "pass", "player": 0}\n' + json.dumps(event) + "\n")
+    for command in (["check"], ["moves"], ["export", "--format", "jsonl"]):
+        assert main([*command, str(rec)]) == 2
+        err = capsys.readouterr().err
+        assert "line 3" in err and "nested more than 64" in err and err.count("\n") == 1
+
+
+def test_a_deeply_nested_profile_is_a_profile_error(tmp_path: Path) -> None:
+    from calibration.profile import ProfileError, load_profile
+
+    prof = tmp_path / "p.json"
+    prof.write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(ProfileError, match="nested"):
+        load_profile(prof)

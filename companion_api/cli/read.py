@@ -63,7 +63,6 @@ OTHER_READERS = {"trigon": ("vision.trigon.reader", {}), "triominos": ("vision.t
 def run_other(args: argparse.Namespace, image: Any) -> int:
     """``read`` for Trigon, Triominos and Trio Domino (their readers take the profile as a dict)."""
     import importlib
-    import json
 
     from vision.locate import BoardNotLocatedError
 
@@ -76,9 +75,10 @@ def run_other(args: argparse.Namespace, image: Any) -> int:
     if args.calibration:
         path = existing_file(args.calibration)
         from calibration.profile import ProfileError, read_profile_text
+        from engine.core.jsonsafe import loads_strict
 
         try:
-            calibration = json.loads(read_profile_text(path))
+            calibration = loads_strict(read_profile_text(path), non_finite=True)
         except ProfileError as exc:  # names its file
             raise CliError(str(exc)) from None
         except ValueError as exc:

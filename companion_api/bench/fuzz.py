@@ -60,15 +60,20 @@ class FuzzRequest:
     token: str  # "table", "viewer", "none" or "wrong"
 
 
-def _leaves(obj: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out += _leaves(v, (*path, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            out += _leaves(v, (*path, i))
-    return out
+def _leaves(obj: Any, max_depth: int = 8) -> list[tuple[Any, ...]]:
+    """The paths to ``obj``'s values down to ``max_depth`` levels (a deep nest is not walked)."""
+    out: list[tuple[Any, ...]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(obj, ())]
+    while stack:
+        item, path = stack.pop()
+        out.append(path)
+        if len(path) >= max_depth:
+            continue
+        if isinstance(item, dict):
+            stack.extend((v, (*path, k)) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(item[:50]))
+    return sorted(out, key=repr)
 
 
 def _replace(obj: Any, path: tuple[Any, ...], value: Any) -> Any:

@@ -11,7 +11,8 @@ every refused ``accept``). So:
   byte following a finished request) is closed; and with a cap: past ``max_connections`` open
   connections a new one is closed at once, so the open files never run out;
 - ``raise_open_files`` lifts the soft open-files limit to the hard one, and ``connection_cap``
-  keeps the cap below it with room for the database, the camera and the pictures;
+  keeps the cap below it with room for the database, the camera and the pictures, and for the
+  ``BACKLOG`` connections asyncio accepts at once before any of them can be closed;
 - ``FloodFilter`` turns the repeated complaints of a flood (asyncio's "out of system resource"
   tracebacks, uvicorn's warnings) into one line per minute.
 """
@@ -30,6 +31,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 HEADER_TIMEOUT = 5.0
 #: Open files kept free for everything but connections (database, camera, pictures, logs).
 RESERVED_FILES = 64
+#: Listening backlog; also how many connections asyncio accepts in one go before the cap can
+#: close the extra ones, so the cap keeps that many files free as well.
+BACKLOG = 128
 #: Most connections served at once whatever the open-files limit (phones hold one each).
 MAX_CONNECTIONS = 2048
 #: Largest request header (bytes), as h11 counts it.
@@ -53,7 +57,7 @@ def raise_open_files() -> int:
 
 def connection_cap(open_files: int, wanted: int = MAX_CONNECTIONS) -> int:
     """How many connections may be open at once with ``open_files`` files allowed."""
-    return max(16, min(wanted, open_files - RESERVED_FILES))
+    return max(16, min(wanted, open_files - RESERVED_FILES - BACKLOG))
 
 
 class FloodFilter(logging.Filter):

@@ -229,7 +229,7 @@ def _sockets_table(work: Path, count: int) -> str:
                 served_at = time.monotonic() - t0
                 break
             time.sleep(0.1)
-        time.sleep(1.0)  # the last sockets opened are due a moment after the first
+        time.sleep(max(0.0, t0 + opened + HEADER_TIMEOUT + 1.0 - time.monotonic()))  # the last ones are due too
         closed = sum(1 for s in held if _closed(s))
         alive = proc.poll() is None
     finally:
@@ -259,16 +259,32 @@ def _closed(s: socket.socket) -> bool:
 
 
 # -- bombs -------------------------------------------------------------------------------------
-def _timed(argv: list[str]) -> tuple[int, float, float, str, float]:
+#: The CLI, writing its own peak memory (VmHWM: this program's, not the forking parent's, which
+#: the kernel's ru_maxrss would carry over the exec) to the file named by ``argv[1]``.
+CLI_PEAK = ("import sys; from pathlib import Path; from companion_api.cli import main\n"
+            "try:\n    code = main(sys.argv[2:])\nfinally:\n"
+            "    hwm = [ln for ln in Path('/proc/self/status').read_text().splitlines() if ln.startswith('VmHWM')]\n"
+            "    Path(sys.argv[1]).write_text(hwm[0].split()[1] if hwm else 'nan')\n"
+            "sys.exit(code)")
+
+
+def _timed(argv: list[str], work: Path) -> tuple[int, float, float, str, float]:
     """Run the CLI: exit code, wall seconds, peak memory (MB) of that process, its stderr, and its
     CPU seconds (what the wall time is on an idle machine)."""
+    peak_file = work / "peak.txt"
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CLI, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", CLI_PEAK, str(peak_file), *argv], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
     assert proc.stderr is not None
     err = proc.stderr.read().decode("utf-8", "replace")
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, time.perf_counter() - t0, usage.ru_maxrss / 1024, err, usage.ru_utime + usage.ru_stime
+    wall = time.perf_counter() - t0
+    try:
+        peak = float(peak_file.read_text()) / 1024
+    except (OSError, ValueError):
+        peak = float("nan")
+    return proc.returncode, wall, peak, err, usage.ru_utime + usage.ru_stime
 
 
 def _bombs_table(work: Path) -> str:
@@ -290,7 +306,7 @@ def _bombs_table(work: Path) -> str:
     for name, path, argv in ((f"PNG 20000×20000, {png.stat().st_size // 1024} KB", png, ["read", "--game", "triolet"]),
                              (f"JPEG 30000×30000, {jpg.stat().st_size} B", jpg, ["read", "--game", "triolet"]),
                              ("record, a 400-deep correction", rec, ["check"])):
-        code, wall, peak, err, cpu = _timed([*argv, str(path)])
+        code, wall, peak, err, cpu = _timed([*argv, str(path)], work)
         inside = float("nan")
         if path.suffix != ".jsonl":
             t0 = time.perf_counter()
@@ -300,7 +316,7 @@ def _bombs_table(work: Path) -> str:
         rows.append([name, " ".join(argv[:1]), code, wall, cpu, inside, peak, err.count("\n")])
     junk = work / "junk.png"
     junk.write_bytes(b"not a picture")
-    base = _timed(["read", "--game", "triolet", str(junk)])  # starting Python and importing the reader
+    base = _timed(["read", "--game", "triolet", str(junk)], work)  # starting Python and importing the reader
     return format_table(["input", "command", "exit", "wall s", "cpu s", "check ms", "peak MB", "stderr lines"], rows,
                         title=f"refused before decoding or parsing (for scale: companion read on a 13-byte "
                               f"non-picture takes {base[1]:.2f} s wall, {base[4]:.2f} s cpu, {base[2]:.0f} MB)")

@@ -126,6 +126,7 @@ def connection_limits() -> dict[str, Any]:
     """uvicorn settings against floods of connections (``companion_api.connections``): the open-files
     limit raised, connections capped below it, unfinished headers timed out, one log line a flood."""
     from ..connections import (
+        BACKLOG,
         HEADER_TIMEOUT,
         MAX_HEADER_BYTES,
         connection_cap,
@@ -137,4 +138,4 @@ def connection_limits() -> dict[str, Any]:
     cap = connection_cap(raise_open_files())
     install_flood_filter()
     return {"http": guarded_protocol(HEADER_TIMEOUT, cap), "limit_concurrency": cap + 1, "timeout_keep_alive": 5,
-            "h11_max_incomplete_event_size": MAX_HEADER_BYTES}
+            "h11_max_incomplete_event_size": MAX_HEADER_BYTES, "backlog": BACKLOG}

@@ -144,6 +144,8 @@ def load_profile(path: str | Path) -> Profile:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProfileError(f"{p}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise ProfileError(f"{p}: not a profile (JSON nested too deeply)") from None
     return parse_profile(obj, str(p))
 
 

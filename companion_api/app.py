@@ -19,19 +19,21 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from engine.core import EngineError
 from engine.core.record import dump_record
 from engine.trigon import sgf as trigon_sgf
 
-from .auth import TableWriter, Viewer, get_tokens
+from .auth import TableWriter, Viewer, current_tokens, get_tokens, presented_token
 from .board_picture import image_size, side_by_side
 from .events_bus import EventBus, Message
+from .limits import GuardWrites, oversized, same_token
 from .settings import Settings
 from .sources import build_source, parse_source
 from .store import Store
 from .table import ManualEventError, SourceFactory, Table, header_for
+from .tokens import REPAIR, LiveTokens
 
 STATIC = Path(__file__).parent / "static"
 #: Largest id or seq a request may name (SQLite's INTEGER).
@@ -39,24 +41,44 @@ MAX_ID = 2**63 - 1
 
 #: Reconnect delay suggested to EventSource clients (ms).
 SSE_RETRY_MS = 2000
+#: Longest seat name and game id a request may give (characters).
+MAX_NAME = 40
+#: Largest picture side a corner may lie on (pixels): corners beyond any camera's frame are typos.
+MAX_STILL_SIDE = 16384
+
+SeatName = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
+Pixel = Annotated[float, Field(ge=0, le=MAX_STILL_SIDE, allow_inf_nan=False)]
 
 
 class NewGame(BaseModel):
     """Body of ``POST /api/games``; anything left out comes from the server's settings."""
 
     model_config = ConfigDict(extra="forbid")
-    game: str | None = Field(None, description="game id (triolet, trigon, triominos, trio_domino)")
-    players: list[str] | int | None = Field(None, description="seat names, or a number of seats")
-    options: dict[str, Any] = Field(default_factory=dict)
-    first_player: int = 0
+    game: str | None = Field(None, max_length=MAX_NAME, description="game id (triolet, trigon, triominos, trio_domino)")
+    players: Annotated[list[SeatName], Field(min_length=1, max_length=6)] | int | None = Field(
+        None, description="seat names (1-6, each at most 40 characters), or a number of seats")
+    options: dict[str, Any] = Field(default_factory=dict, max_length=32)
+    first_player: int = Field(default=0, ge=0, le=5)
 
 
 class Corners(BaseModel):
     """Body of ``POST /api/corners``: the board's 4 corners in pixels of ``GET /api/still``."""
 
     model_config = ConfigDict(extra="forbid")
-    corners: list[tuple[float, float]] = Field(min_length=4, max_length=4,
+    corners: list[tuple[Pixel, Pixel]] = Field(min_length=4, max_length=4,
                                                description="[[x, y] ×4] clockwise from the top-left one")
+
+    @field_validator("corners")
+    @classmethod
+    def _a_board_shape(cls, corners: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        """The four corners, in order around the board, must enclose a convex four-sided shape."""
+        turns = []
+        for i in range(4):
+            (ax, ay), (bx, by), (cx, cy) = corners[i], corners[(i + 1) % 4], corners[(i + 2) % 4]
+            turns.append((bx - ax) * (cy - by) - (by - ay) * (cx - bx))
+        if not (all(t > 0 for t in turns) or all(t < 0 for t in turns)):
+            raise ValueError("the 4 corners must go round the board in order and enclose it (a convex shape)")
+        return corners
 
 
 def get_table(request: Request) -> Table:
@@ -89,6 +111,7 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         app.state.bus = bus
         app.state.table = table
         app.state.tokens = store.tokens()
+        app.state.live_tokens = None if str(settings.db) == ":memory:" else LiveTokens(settings.db, app.state.tokens)
         if settings.announce:
             what = "resuming" if table.resumed else "new"
             print(f"companion serve: {what} {table.header.game} game {table.game_id} "
@@ -107,19 +130,30 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
                 publisher.stop()
             bus.close()
             store.close()
+            if app.state.live_tokens is not None:
+                app.state.live_tokens.close()
 
     app = FastAPI(title="Table Companion", version="1", lifespan=lifespan,
                   description="One table's referee and scorekeeper: live scores, move history, evidence.")
     app.state.settings = settings
+    app.state.live_tokens = None
+    # the token, the size and the JSON of every write are checked before the app reads the body
+    app.add_middleware(GuardWrites, tokens=current_tokens)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = []
-        for err in exc.errors():
+        errors = []
+        for err in exc.errors()[:10]:
             where = ".".join(str(p) for p in err.get("loc", ()))
             problems.append(f"{where}: {err.get('msg', 'invalid')}")
-        return JSONResponse(status_code=422, content={"detail": "; ".join(problems) or "invalid request",
-                                                      "errors": jsonable_encoder(exc.errors())})
+            # the offending input is not echoed back: it may be huge, or not encodable as JSON
+            errors.append({"loc": [str(p) for p in err.get("loc", ())], "msg": str(err.get("msg", "invalid")),
+                           "type": str(err.get("type", ""))})
+        detail = "; ".join(problems) or "invalid request"
+        if len(detail) > 500:
+            detail = detail[:497] + "…"
+        return JSONResponse(status_code=422, content={"detail": detail, "errors": jsonable_encoder(errors)})
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -142,12 +176,14 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
     @app.get("/api/stream", response_class=EventSourceResponse,
              summary="live updates as Server-Sent Events; Last-Event-ID resumes")
     async def stream(request: Request, table: TableDep, _: Viewer,
+                     token: Annotated[str, Depends(presented_token)],
                      last_event_id: Annotated[str | None, HeaderParam()] = None,
                      since: Annotated[int | None, Query(ge=0, description="like Last-Event-ID")] = None,
                      ) -> AsyncIterator[ServerSentEvent]:
         after = since or 0
-        if last_event_id is not None and last_event_id.strip().isdigit():
-            after = int(last_event_id.strip())
+        last = (last_event_id or "").strip()
+        if last.isascii() and last.isdigit() and len(last) <= 18:  # "²" is a digit to isdigit, not to int
+            after = int(last)
         sub = table.bus.subscribe()
         try:
             game_id, backlog = table.events(after)
@@ -160,9 +196,16 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
                 sent = item["seq"]
             yield ServerSentEvent(event="state", data=table.game_json())
             while True:
+                waited = True
                 try:
                     msg = await asyncio.wait_for(sub.queue.get(), timeout=10.0)
                 except TimeoutError:
+                    msg, waited = None, False
+                now = current_tokens(request.app)
+                if not (same_token(token, now.viewer) or same_token(token, now.table)):
+                    yield ServerSentEvent(event="tokens", data={"detail": REPAIR})
+                    return  # the tokens were rotated: this phone must pair again
+                if not waited:
                     if await request.is_disconnected():
                         return
                     continue
@@ -230,6 +273,9 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
     def post_event(table: TableDep, _: TableWriter,
                    body: Annotated[Any, Body(description="one event in the record format of INTERFACES §1, "
                                                         "or {type: wild, seq, square, value}")]) -> dict[str, Any]:
+        too_big = oversized(body)
+        if too_big is not None:
+            raise HTTPException(422, detail=f"{too_big}: an event is a few short fields")
         try:
             return table.manual(body)
         except ManualEventError as exc:

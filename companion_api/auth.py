@@ -6,20 +6,30 @@ No token gives 401; a token that is not good enough for the request gives 403.
 from __future__ import annotations
 
 import hmac
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .store import Tokens
+from .tokens import UNKNOWN_TOKEN
 
 bearer = HTTPBearer(auto_error=False, description="the viewer token (reads) or the table token (writes)")
 
 
+def current_tokens(app: Any) -> Tokens:
+    """The tokens of ``app`` as its database holds them now (``companion tokens --rotate`` may have
+    changed them while it runs); ``app.state.tokens`` is kept up to date with them."""
+    live = getattr(app.state, "live_tokens", None)
+    if live is not None:
+        app.state.tokens = live.get()
+    tokens: Tokens = app.state.tokens
+    return tokens
+
+
 def get_tokens(request: Request) -> Tokens:
     """This server's tokens (overridable in tests)."""
-    tokens: Tokens = request.app.state.tokens
-    return tokens
+    return current_tokens(request.app)
 
 
 def presented_token(
@@ -46,7 +56,7 @@ def require_viewer(token: Annotated[str, Depends(presented_token)],
         return "table"
     if _same(token, tokens.viewer):
         return "viewer"
-    raise HTTPException(status_code=403, detail="this token is not valid for this table")
+    raise HTTPException(status_code=403, detail=UNKNOWN_TOKEN)
 
 
 def require_table(token: Annotated[str, Depends(presented_token)],

@@ -7,6 +7,7 @@ Every event is committed in its own transaction together with its evidence, so a
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
 import threading
@@ -81,11 +82,18 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        on_disk = str(path) != ":memory:"
+        if on_disk:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_file(self.path)  # it holds the tokens: the owner's alone (SQLite gives -wal/-shm its mode)
         self._lock = threading.RLock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
+        if on_disk:
+            for suffix in ("-wal", "-shm"):
+                side = self.path.with_name(self.path.name + suffix)
+                if side.exists():
+                    private_file(side)
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA busy_timeout=5000")
@@ -211,6 +219,13 @@ class Store:
         if row is None:
             return None
         return (None if row[0] is None else bytes(row[0]), None if row[1] is None else bytes(row[1]))
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` readable and writable by its owner only (mode 0600), or make it so."""
+    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)
 
 
 def _game_row(row: tuple[Any, ...]) -> GameRow:

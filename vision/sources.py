@@ -7,12 +7,14 @@ Every source is an iterable of ``(frame_index, t_seconds, image)`` with BGR ``ui
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +32,10 @@ DEFAULT_FPS = 15.0
 
 
 #: Largest picture file read (bytes): a 4K PNG is ~25 MB; a larger file is not a camera frame.
-MAX_IMAGE_BYTES = 256 * 1024 * 1024
+MAX_IMAGE_BYTES = 100 * 1024 * 1024
+#: Most pixels a picture may declare before it is decoded: a 48 MP phone photo fits; a small
+#: file declaring more is a decompression bomb (gigabytes once decoded).
+MAX_IMAGE_PIXELS = 50_000_000
 
 
 class SourceError(ValueError):
@@ -49,7 +54,7 @@ def _cut_short(data: bytes) -> str | None:
 
 def read_image_file(path: str | Path) -> Image:
     """A picture file as BGR ``uint8``; ``SourceError`` naming the problem for a missing, empty,
-    truncated, oversized or undecodable file."""
+    truncated, oversized (file or declared pixels) or undecodable file."""
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{p}: no such file")
@@ -60,18 +65,47 @@ def read_image_file(path: str | Path) -> Image:
             data = fh.read(MAX_IMAGE_BYTES + 1)
     except OSError as exc:
         raise SourceError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    return decode_image(data, str(p))
+
+
+def decode_image(data: bytes, name: str = "the picture") -> Image:
+    """Picture bytes (PNG, JPEG, BMP, TIFF, WebP) as BGR ``uint8``. The size the picture declares
+    is read from its header first (Pillow opens lazily), so a file over ``MAX_IMAGE_BYTES`` or
+    declaring over ``MAX_IMAGE_PIXELS`` is refused before any decoding; ``SourceError`` naming
+    ``name`` and the problem for those and for empty, truncated or undecodable data."""
     if not data:
-        raise SourceError(f"{p}: is empty, not a picture")
+        raise SourceError(f"{name}: is empty, not a picture")
     if len(data) > MAX_IMAGE_BYTES:
-        raise SourceError(f"{p}: larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB, not a camera picture")
+        raise SourceError(f"{name}: larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB, not a camera picture")
     short = _cut_short(data)
     if short:
-        raise SourceError(f"{p}: not a readable image (the {short} file is cut short)")
+        raise SourceError(f"{name}: not a readable image (the {short} file is cut short)")
+    width, height = declared_size(data, name)
+    if width * height > MAX_IMAGE_PIXELS:
+        raise SourceError(f"{name}: not a readable image (it declares {width}×{height} pixels, over the "
+                          f"{MAX_IMAGE_PIXELS // 1_000_000} megapixel limit; refused before decoding)")
     img, complaint = _decode_quietly(data)
     if img is None or img.size == 0:
         why = f" ({complaint})" if complaint else ""
-        raise SourceError(f"{p}: not a readable image{why}")
+        raise SourceError(f"{name}: not a readable image{why}")
     return as_image(img)
+
+
+def declared_size(data: bytes, name: str = "the picture") -> tuple[int, int]:
+    """(width, height) as the picture's header declares them, without decoding its pixels."""
+    from PIL import Image as PilImage
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PilImage.DecompressionBombWarning)
+            with PilImage.open(io.BytesIO(data)) as im:
+                width, height = im.size
+    except PilImage.DecompressionBombError:  # Pillow's own limit, far above ours
+        raise SourceError(f"{name}: not a readable image (it declares far over the "
+                          f"{MAX_IMAGE_PIXELS // 1_000_000} megapixel limit; refused before decoding)") from None
+    except Exception:  # Pillow raises many kinds (UnidentifiedImageError, SyntaxError, struct.error…)
+        raise SourceError(f"{name}: not a readable image (not a PNG, JPEG, BMP, TIFF or WebP picture)") from None
+    return int(width), int(height)
 
 
 _STDERR_LOCK = threading.Lock()

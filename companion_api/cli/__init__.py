@@ -10,12 +10,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import bench, calibrate, check, export, hub, moves, read, render, replay, serve
+from . import bench, calibrate, check, export, hub, moves, read, render, replay, serve, tokens
 from .common import CliError, missing_subcommand
 
 #: Subcommand modules, in the order ``companion --help`` lists them. Each defines
 #: ``register(subparsers)`` which adds its parser and sets ``func`` (returning an exit code).
-COMMAND_MODULES = (check, moves, export, read, replay, serve, hub, render, calibrate, bench)
+COMMAND_MODULES = (check, moves, export, read, replay, serve, hub, tokens, render, calibrate, bench)
 
 
 class _Parser(argparse.ArgumentParser):

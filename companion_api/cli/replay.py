@@ -232,6 +232,7 @@ def _manual_events(path: str | None, header: Header) -> list[Any]:
     if path is None:
         return []
     from engine.core.errors import EventFormatError
+    from engine.core.jsonsafe import loads_strict
     from engine.core.record import RecordError, read_record_text
     from engine.core.registry import get_game
 
@@ -248,7 +249,7 @@ def _manual_events(path: str | None, header: Header) -> list[Any]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = loads_strict(raw, non_finite=True)  # a deep nest is refused, not recursed into
             if not isinstance(obj, dict):
                 raise EventFormatError("expected a JSON object")
             event = game.parse_event(obj, header)

@@ -147,8 +147,28 @@ def serve(settings: Any, factory: Any, viewer: str, table: str) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"viewer: http://{shown}:{port}/?token={viewer}", flush=True)
     print(f"table token: {table}", flush=True)
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False,
+                            **connection_limits())
     server = uvicorn.Server(config)
     sys.stdout.flush()
     server.run(sockets=[sock])
     return 0
+
+
+def connection_limits() -> dict[str, Any]:
+    """uvicorn settings against floods of connections (``companion_api.connections``): the open-files
+    limit raised, connections capped below it, unfinished headers timed out, one log line a flood."""
+    from ..connections import (
+        BACKLOG,
+        HEADER_TIMEOUT,
+        MAX_HEADER_BYTES,
+        connection_cap,
+        guarded_protocol,
+        install_flood_filter,
+        raise_open_files,
+    )
+
+    cap = connection_cap(raise_open_files())
+    install_flood_filter()
+    return {"http": guarded_protocol(HEADER_TIMEOUT, cap), "limit_concurrency": cap + 1, "timeout_keep_alive": 5,
+            "h11_max_incomplete_event_size": MAX_HEADER_BYTES, "backlog": BACKLOG}

@@ -223,7 +223,13 @@ function connect() {
   const src = new EventSource(withToken("/api/stream"));
   state.source = src;
   src.onopen = () => { $("#conn").className = "conn on"; };
-  src.onerror = () => { $("#conn").className = "conn off"; };
+  src.onerror = () => {
+    $("#conn").className = "conn off";
+    if (src.readyState === EventSource.CLOSED) {  // refused (e.g. an old token): say why
+      api("/api/game").catch((err) => { if (err.status === 401 || err.status === 403) repair(err.message); });
+    }
+  };
+  src.addEventListener("tokens", (msg) => { src.close(); repair(JSON.parse(msg.data).detail); });
   EVENT_TYPES.forEach((t) => src.addEventListener(t, onEvent));
   src.addEventListener("state", (msg) => { state.game = JSON.parse(msg.data); renderGame(); renderMoves(); });
   src.addEventListener("game", (msg) => {
@@ -232,6 +238,14 @@ function connect() {
     renderGame();
     renderMoves();
   });
+}
+
+/* The table's tokens changed: this phone's are no good any more; it must pair again. */
+function repair(detail) {
+  localStorage.removeItem("viewerToken");
+  localStorage.removeItem("tableToken");
+  $("#conn").className = "conn off";
+  $("#status").textContent = detail.charAt(0).toUpperCase() + detail.slice(1) + ".";
 }
 
 /* ---- actions ------------------------------------------------------------------------------ */

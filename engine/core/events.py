@@ -17,6 +17,10 @@ from .fields import check_int, get_int, get_list, get_object
 META_KEYS = ("ts", "source", "confidence", "frame", "evidence")
 
 
+#: Longest evidence id (a file name or a frame number in practice).
+MAX_EVIDENCE_ID = 200
+
+
 @dataclass(frozen=True)
 class EventMeta:
     """Where an event came from: optional on every event (INTERFACES §1)."""
@@ -49,6 +53,8 @@ class EventMeta:
         evidence = obj.get("evidence")
         if evidence is not None and not isinstance(evidence, str | int):
             raise EventFormatError(f'"evidence" must be an id, not {evidence!r}')
+        if evidence is not None and len(str(evidence)) > MAX_EVIDENCE_ID:
+            raise EventFormatError(f'"evidence" is an id of at most {MAX_EVIDENCE_ID} characters')
         return EventMeta(
             ts=num("ts", 0.0, math.inf),
             source=source,

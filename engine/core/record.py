@@ -11,6 +11,7 @@ from typing import Any
 from .errors import EngineError, EventFormatError
 from .events import Event
 from .header import Header
+from .jsonsafe import JsonInputError, loads_strict
 from .registry import get_game
 
 
@@ -85,10 +86,9 @@ def parse_record(lines: Iterable[str]) -> tuple[Record | None, list[RecordProble
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            problems.append(RecordProblem(number, f"not valid JSON ({msg})"))
+            obj = loads_strict(text, non_finite=True)  # fields name their own bad numbers
+        except JsonInputError as exc:
+            problems.append(RecordProblem(number, str(exc)))
             if record is None:
                 return None, problems
             continue

@@ -28,6 +28,7 @@ from engine.core.record import dump_record
 from .auth import TableWriter, Viewer, get_tokens
 from .board_picture import image_size, side_by_side
 from .events_bus import EventBus, Message
+from .routes_board import router as board_router
 from .settings import Settings
 from .sources import build_source, parse_source
 from .store import Store
@@ -115,6 +116,7 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
                                                       "errors": jsonable_encoder(exc.errors())})
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.include_router(board_router)  # tapping the board: /api/board, /api/board/cell, accept, undo
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

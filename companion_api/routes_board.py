@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.core import Event
+from engine.core import Event, get_game
 
 from .auth import TableWriter, Viewer
 from .board_watch import CellDiff, Watch
@@ -200,10 +200,12 @@ def _check_lies(table: Table, lies: dict[str, Any] | None) -> Lies:
 
 
 def _colour_names(table: Table) -> list[str]:
-    state = table.game_json()
-    names = {c["colour"] for c in state["board"].get("cells", [])}
-    variant = getattr(getattr(getattr(table._state_copy(), "rules", None), "variant", None), "colour_names", None)
-    return list(variant) if variant else sorted(names)
+    """The game's colours in play order (the variant's), else those on the board."""
+    fresh = get_game(table.header.game).new(table.header)
+    variant = getattr(getattr(getattr(fresh, "rules", None), "variant", None), "colour_names", None)
+    if variant:
+        return list(variant)
+    return sorted({c["colour"] for c in table.game_json()["board"].get("cells", [])})
 
 
 def _show(lies: Lies) -> str:

@@ -173,3 +173,39 @@ def test_dark_mode_and_the_last_scores_while_connecting(served: Any) -> None:
         expect(page.locator("#conn")).to_have_class("conn off")
     finally:
         page.close()
+
+
+@pytest.mark.parametrize(("game", "cell", "seen", "choice"), [
+    ("trigon", None, {"colour": "blue"}, "blue"),
+    ("triominos", "0,0", {"values": [5, 5, 5]}, None),
+])
+def test_the_board_view_works_for_colours_and_triangle_tiles(served: Any, game: str, cell: str | None,
+                                                             seen: dict[str, Any], choice: str | None) -> None:
+    from playwright.sync_api import expect
+
+    from companion_api.table import header_for
+
+    app, base, browser = served
+    table = app.state.table
+    table.new_game(header_for(game, ["Ana", "Ben"]))
+    try:
+        cells = [cell] if cell else next(iter(table._state_copy().legal_placements())).to_json()["cells"].split(",")
+        table.set_watch(Watch.of("differs", tuple(CellDiff(c, None, seen) for c in cells)))
+        page = _page(app, base, browser)
+        try:
+            chips = page.locator("#board .cell.differs")
+            expect(chips).to_have_count(len(cells))
+            chips.first.click()
+            expect(page.locator("#picker")).to_be_visible()
+            if choice:
+                expect(page.locator(f'#picker-choices [data-colour="{choice}"]')).to_be_visible()
+            else:
+                expect(page.locator("#picker-choices [data-corner]")).to_have_count(3)
+            page.locator("#picker [data-close]").click()
+            page.locator("#accept").click()
+            expect(page.locator("#moves .move").first).to_contain_text("#1 Ana")
+            expect(page.locator("#board .cell:not(.differs)")).to_have_count(len(cells))
+        finally:
+            page.close()
+    finally:
+        table.new_game(header_for("triolet", ["Ana", "Ben"]))

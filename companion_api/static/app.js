@@ -376,10 +376,18 @@ function boardCells() {
   return cells;
 }
 
+function words(x) {
+  if (!x) return "nothing";
+  if (x.colour) return x.colour;
+  if (x.values) return "the tile " + x.values.join("-");
+  if (x.wild) return "a wild" + (x.value === null || x.value === undefined ? "" : " as " + x.value);
+  return "a " + x.value;
+}
+
 function cellTitle(c) {
-  let t = `${c.cell}: ${c.record ? lies(c.record) : "empty"} in the record`;
+  let t = `${c.cell}: ${c.record ? words(c.record) : "empty"} in the record`;
   if (c.seq) t += ` (move #${c.seq})`;
-  if (c.diff) t += `; the camera sees ${c.diff.seen ? lies(c.diff.seen) : "nothing"}` + (c.diff.fixed ? `; you said ${c.diff.fix ? lies(c.diff.fix) : "nothing"}` : "");
+  if (c.diff) t += `; the camera sees ${words(c.diff.seen)}` + (c.diff.fixed ? `; you said ${words(c.diff.fix)}` : "");
   return t;
 }
 
@@ -406,7 +414,8 @@ function renderBoard() {
           cls.push("differs");
           if (c.diff.fixed) cls.push("fixed");
           const shown = c.diff.fixed ? c.diff.fix : c.diff.seen;
-          seen = `<span class="seen">${esc(shown ? lies(shown) : "·")}</span>`;
+          if (c.record) seen = `<span class="seen">${esc(shown ? lies(shown) : "·")}</span>`;
+          else { cls.push("new"); text = shown ? lies(shown) : ""; }  // what the camera (or a tap) says lies there
         }
         html += `<button class="${cls.join(" ")}" data-cell="${name}" title="${esc(c ? cellTitle(c) : name)}">${esc(text)}${seen}</button>`;
       }

@@ -35,6 +35,8 @@ LAYOUTS: dict[str, str] = {"triolet": "squares", "trigon": "colours", "blokus": 
 META_KEYS = ("ts", "source", "confidence", "frame", "evidence")
 
 Lies = dict[str, Any] | None
+#: The keys that say what lies on a cell (anything else a source adds is ignored when comparing).
+CONTENT_KEYS = ("value", "wild", "colour", "values", "field")
 
 
 class CellTap(BaseModel):
@@ -102,10 +104,11 @@ def _norm(lies: Mapping[str, Any] | None) -> Lies:
     """A cell's content in one comparable shape (Triolet's ``wild`` always present)."""
     if lies is None:
         return None
-    out = dict(lies)
-    if "value" in out:
-        out["wild"] = bool(out.get("wild", False))
-    if "values" in out and isinstance(out["values"], list | tuple):
+    out = {k: lies[k] for k in CONTENT_KEYS if k in lies}  # a reading's confidence and the like aside
+    if "value" in out or "wild" in lies:
+        out["wild"] = bool(lies.get("wild", False))
+        out.setdefault("value", None)
+    if isinstance(out.get("values"), list | tuple):
         out["values"] = list(out["values"])
     return out
 

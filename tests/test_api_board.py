@@ -182,3 +182,12 @@ def test_tile_games_accept_one_tile(tmp_path: Path, game: str) -> None:
         assert board["cells"][0]["seq"] == 1
     finally:
         client.__exit__(None, None, None)
+
+
+def test_an_override_survives_a_new_confidence_of_the_same_reading(triolet: Any) -> None:
+    client, auth, viewer = triolet
+    table = _table(client)
+    table.set_watch(Watch.of("differs", (CellDiff("H8", None, {"value": 7, "wild": False, "confidence": 0.61}),)))
+    client.post("/api/board/cell", json={"cell": "H8", "set": {"value": 1, "wild": False}}, headers=auth)
+    table.set_watch(Watch.of("differs", (CellDiff("H8", None, {"value": 7, "wild": False, "confidence": 0.64}),)))
+    assert client.get("/api/board", headers=viewer).json()["watch"]["cells"][0]["fixed"] is True

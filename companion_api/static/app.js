@@ -594,7 +594,7 @@ $("#action-form").addEventListener("submit", async (e) => {
   }
   try {
     const res = currentAction === "undo"
-      ? await write("/api/board/undo", { seq: Number(e.target.elements.move.value) })
+      ? await write("/api/board/undo", e.target.elements.move.value ? { seq: Number(e.target.elements.move.value) } : {})
       : await write("/api/events", actionBody(currentAction, e.target.elements));
     if (res && res.type === "illegal") {
       errBox.textContent = "Not allowed: " + (res.reasons || []).map((r) => `${r.message} (${r.rule})`).join("; ");

@@ -194,6 +194,10 @@ def test_the_board_view_works_for_colours_and_triangle_tiles(served: Any, game: 
         table.set_watch(Watch.of("differs", tuple(CellDiff(c, None, seen) for c in cells)))
         page = _page(app, base, browser)
         try:
+            expect(page.locator("#scoreboard .name")).to_have_text(["Ana", "Ben"])  # players by name
+            if choice:  # colour games: each colour's own total too
+                expect(page.locator("#colour-totals")).to_contain_text("blue -110 · yellow -110")
+                expect(page.locator("#scoreboard .tag").first).to_have_text("to move · blue")
             chips = page.locator("#board .cell.differs")
             expect(chips).to_have_count(len(cells))
             chips.first.click()

@@ -69,16 +69,24 @@ function renderGame() {
   $("#game-title").textContent = g.title || g.game;
   document.title = (g.title || g.game) + " · Table Companion";
   const turn = g.turn ? g.turn.player : null;
-  const best = Math.max(...g.totals);
-  const cols = g.totals.length === g.players.length ? g.players : g.totals.map((_, i) => "Colour " + (i + 1));
-  $("#scoreboard").innerHTML = g.totals.map((pts, i) => {
+  // colour games score per colour; players (with their names) are what the table wants to see
+  const perPlayer = Array.isArray(g.player_totals) && g.player_totals.length === g.players.length;
+  const totals = perPlayer ? g.player_totals : g.totals;
+  const named = totals.length === g.players.length;
+  const labels = named ? g.players : totals.map((_, i) => (g.colours && g.colours[i]) || "Colour " + (i + 1));
+  const pendingReveals = (g.reveals_pending || []).length > 0;
+  $("#scoreboard").innerHTML = totals.map((pts, i) => {
     const isTurn = !g.ended && turn === i;
     const won = g.ended && (g.winner || []).includes(i);  // shown once no reveal is pending
-    const pendingReveals = (g.reveals_pending || []).length > 0;
-  const tag = isTurn ? (g.turn.replay ? "to move · replay" : "to move") : won && !pendingReveals ? "winner" : "";
-    return `<div class="score${isTurn ? " turn" : ""}" data-seat="${i}"><div class="name">${esc(cols[i] || "")}</div>` +
+    const move = g.turn && g.turn.colour ? `to move · ${g.turn.colour}` : g.turn && g.turn.replay ? "to move · replay" : "to move";
+    const tag = isTurn ? move : won && !pendingReveals ? "winner" : "";
+    return `<div class="score${isTurn ? " turn" : ""}" data-seat="${i}"><div class="name">${esc(labels[i] || "")}</div>` +
       `<div class="pts">${pts}</div><div class="tag">${tag}</div></div>`;
   }).join("");
+  const colourLine = perPlayer && Array.isArray(g.colours) && g.colours.length === g.totals.length
+    ? g.colours.map((c, i) => `${c} ${g.totals[i]}`).join(" · ") : "";
+  $("#colour-totals").textContent = colourLine;
+  $("#colour-totals").hidden = !colourLine;
   let status;
   if (g.ended) {
     const winners = (g.winner || []).map(playerName).join(" & ");

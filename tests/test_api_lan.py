@@ -58,5 +58,21 @@ def test_serve_listens_on_the_network_and_prints_the_lan_link_and_a_qr_code(tmp_
         stop(proc)
     err = proc.stderr.read() if proc.stderr else ""
     assert "scan to open the viewer page" in err
-    qr_rows = [line for line in err.splitlines() if set(line) <= set(" \xa0█▀▄") and len(line) > 20]
-    assert len(qr_rows) > 10  # a QR code drawn with block characters
+    qr_rows = [line for line in err.splitlines() if set(line) <= set(HALF) and len(line) > 20]
+    assert _decode(qr_rows) == viewer.split(" ", 1)[1].strip()  # the terminal's QR code holds the viewer link
+
+
+#: Half-block characters as (top, bottom) modules, light = 1 (the code is drawn for dark terminals).
+HALF = {"█": (1, 1), "▀": (1, 0), "▄": (0, 1), " ": (0, 0), "\xa0": (0, 0)}
+
+
+def _decode(rows: list[str]) -> str:
+    import cv2
+    import numpy as np
+
+    px = [[HALF[c][half] for c in row] for row in rows for half in (0, 1)]
+    img = np.array(px, dtype=np.uint8) * 255
+    img = cv2.resize(img, (img.shape[1] * 8, img.shape[0] * 8), interpolation=cv2.INTER_NEAREST)
+    img = cv2.copyMakeBorder(img, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+    texts = [str(d.detectAndDecode(img)[0]) for d in (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())]
+    return next((t for t in texts if t), "")

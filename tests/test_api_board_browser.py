@@ -122,8 +122,19 @@ def test_forms_show_only_their_fields_and_no_picture_is_broken(served: Any) -> N
         broken = page.eval_on_selector_all("img", "imgs => imgs.filter(i => i.offsetParent !== null && "
                                                   "!(i.complete && i.naturalWidth > 0)).length")
         assert broken == 0
-        # tapping a rule id reads the rule in words
+        # no frame from the camera yet: the corners sheet says so instead of showing a broken image
         page.locator("#detail [data-close]").click()
+        page.locator('[data-action="more"]').click()
+        page.locator("#show-corners").click()
+        expect(page.locator("#corners-msg")).to_have_text("No picture of the table yet.")
+        expect(page.locator("#still")).to_be_hidden()
+        page.locator("#corners [data-close]").click()
+        page.locator('[data-action="more"]').click()
+        page.locator("#show-pair").click()
+        page.wait_for_function("document.querySelector('#pair-img').naturalWidth > 0")
+        expect(page.locator("#pair-img")).to_be_visible()
+        page.locator("#more [data-close]").click()
+        # tapping a rule id reads the rule in words
         page.locator("#moves .move .rule", has_text="T-S4").first.click()
         expect(page.locator("#rule")).to_be_visible()
         expect(page.locator("#rule-title")).to_have_text("T-S4")

@@ -636,7 +636,8 @@ $("#show-history").addEventListener("click", async () => {
   list.hidden = false;
 });
 $("#forget-token").addEventListener("click", () => { localStorage.removeItem("tableToken"); closeSheets(); });
-$("#show-pair").addEventListener("click", () => { const img = $("#pair-img"); img.src = withToken("/api/pair"); img.hidden = false; });
+$("#show-pair").addEventListener("click", () => { $("#pair-img").src = withToken("/api/pair"); });
+$("#pair-img").addEventListener("load", () => { $("#pair-img").hidden = false; });
 
 /* ---- board corners on a still ------------------------------------------------------------- */
 let corners = [];
@@ -658,8 +659,11 @@ $("#show-corners").addEventListener("click", async () => {
   try { const saved = await api("/api/corners"); if (saved.corners_px) corners = saved.corners_px; } catch (e) { /* none yet */ }
   openSheet("#corners");
 });
-$("#still").addEventListener("load", drawCorners);
-$("#still").addEventListener("error", () => { $("#corners-msg").textContent = "No picture of the table yet."; });
+$("#still").addEventListener("load", () => { $("#still").hidden = false; drawCorners(); });
+$("#still").addEventListener("error", () => {  // no frame yet: say so rather than show a broken image
+  $("#still").hidden = true;
+  $("#corners-msg").textContent = "No picture of the table yet.";
+});
 $("#still").addEventListener("click", (e) => {
   const img = e.target;
   if (corners.length >= 4) return;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -28,7 +29,9 @@ from engine.trigon import sgf as trigon_sgf
 from .auth import TableWriter, Viewer, current_tokens, get_tokens, presented_token
 from .board_picture import image_size, side_by_side
 from .events_bus import EventBus, Message
+from .lan import lan_address, url_host
 from .limits import GuardWrites, oversized, same_token
+from .routes_board import router as board_router
 from .settings import Settings
 from .sources import build_source, parse_source
 from .store import Store
@@ -156,6 +159,7 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         return JSONResponse(status_code=422, content={"detail": detail, "errors": jsonable_encoder(errors)})
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.include_router(board_router)  # tapping the board: /api/board, /api/board/cell, accept, undo
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
@@ -287,7 +291,7 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         import qrcode
 
         tokens = get_tokens(request)
-        base = settings.public_url or str(request.base_url)
+        base = settings.public_url or _own_base(request)
         url = base.rstrip("/") + "/?token=" + tokens.viewer
         img = qrcode.make(url)
         buf = BytesIO()
@@ -360,6 +364,21 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         return out
 
     return app
+
+
+def _own_base(request: Request) -> str:
+    """This server's base URL from the socket it answers on, never from the request's Host header
+    (a loopback or unknown address is replaced by the machine's LAN address)."""
+    server = request.scope.get("server") or ("127.0.0.1", 80)
+    host, port = str(server[0]), server[1]
+    try:
+        ip = ipaddress.ip_address(host)
+        local = ip.is_loopback or ip.is_unspecified
+    except ValueError:  # a socket path or a test client's name
+        local = True
+    if local:
+        host = lan_address() or "127.0.0.1"
+    return f"http://{url_host(host)}" + (f":{port}" if port not in (None, 80) else "")
 
 
 def _sse(msg: Message) -> ServerSentEvent:

@@ -4,7 +4,9 @@ The fallback for slow machines, and for when the vision tracker cannot start (th
 the renderer watched by the tracker, ``live_sim.py``). This module plays the game itself: it deals
 tiles from a real shuffled bag, picks legal placements with ``state.legal_placements(rack)``,
 exchanges or passes when it must, reveals the racks at the end, and draws simple top-down pictures
-of the board as evidence.
+of the board as evidence. Triominos and Trio Domino are played the same way with real hands dealt
+from the 56 tiles: the seat the header names opens (M-P2: the deal is arranged so that it holds the
+best opening tile), players lay a fitting tile or draw, pass when they must, and reveal at the end.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core import Event, EventMeta, Exchange, GameState, Header, Pass, Reveal, get_game
+from engine.core import Draw, Event, EventMeta, Exchange, GameState, Header, Pass, Reveal, get_game
 
 from .board_picture import BoardPicture, crop_around, png
 from .table import Observation, SourceContext, TableView
@@ -34,6 +36,9 @@ SCORED_CANDIDATES = 20_000
 STUCK_ROUNDS = 4
 
 Tile = int | str
+
+#: Games played with triangle tiles from hands (``engine.tritiles``).
+TILE_GAMES = ("triominos", "trio_domino")
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,8 @@ class SimulatedTable:
         players = len(ctx.header.players)
         if ctx.checkpoint is not None:
             self.sim = SimState.from_json(ctx.checkpoint)
+        elif ctx.header.game in TILE_GAMES:
+            self.sim = self._deal_hands(players)
         elif self.tiles is not None:
             bag = self.tiles.bag()
             self.rng.shuffle(bag)
@@ -112,6 +119,8 @@ class SimulatedTable:
 
     def step(self, state: GameState) -> Observation | None:
         """The next thing that happens at the table, or ``None`` when the game is over."""
+        if self.header.game in TILE_GAMES:
+            return self._tile_turn(state)
         if state.outcome() is not None:
             return self._reveal(state)
         if self.tiles is None:
@@ -193,6 +202,75 @@ class SimulatedTable:
             if state.check(ev).legal:
                 return self._observation(ev, after, [], pictures=False)
             self.sim.revealed.append(p)  # the engine wants no reveal from this player
+        return None
+
+    # -- triangle tiles (Triominos, Trio Domino) -----------------------------------------------
+    def _deal_hands(self, players: int) -> SimState:
+        """Shuffle the 56 tiles and deal; the header's first player gets the hand with the best opener."""
+        from engine.tritiles.random_game import opener
+        from engine.tritiles.tiles import ALL_TILES, tile_name
+
+        deck = list(ALL_TILES)
+        self.rng.shuffle(deck)
+        size = int(getattr(self.game, "DEAL", {}).get(players, 7))
+        hands = [deck[i * size:(i + 1) * size] for i in range(players)]
+        best, _tile = opener(hands)
+        first = self.header.first_player
+        hands[first], hands[best] = hands[best], hands[first]
+        return SimState(bag=[tile_name(t) for t in deck[players * size:]],
+                        racks=[[tile_name(t) for t in h] for h in hands])
+
+    def _tile_turn(self, state: GameState) -> Observation | None:
+        """Lay a fitting tile (the opener first), else draw, else pass; reveals once the round is over."""
+        from engine.tritiles.random_game import opener
+        from engine.tritiles.tiles import parse_tile_name, tile_name, tile_of
+
+        if state.outcome() is not None or getattr(state, "end_rule", None) is not None:
+            return self._reveal_tiles(state)
+        after = SimState.from_json(self.sim.to_json())
+        place_cls = getattr(self.game, "PLACE", None)
+        fields = state.board_json().get("fields", [])
+        bonus = getattr(state, "new_field_for", None)
+        if bonus is not None and after.racks[bonus] and place_cls is not None and self.rng.random() < 0.8:
+            tile = parse_tile_name(str(self.rng.choice(after.racks[bonus])))
+            ev: Event = place_cls(player=bonus, cell=(0, 0), values=tile, field=len(fields), meta=self._meta())
+            if state.check(ev).legal:
+                after.racks[bonus].remove(tile_name(tile))
+                return self._observation(ev, after, [])
+        player = state.to_move().player
+        if player is None:
+            return None
+        hand = [parse_tile_name(str(t)) for t in after.racks[player]]
+        event: Event | None = None
+        if not fields and hand and place_cls is not None:  # the opening (M-P2)
+            _seat, tile = opener([hand])
+            event = place_cls(player=player, cell=(0, 0), values=tile, field=0, meta=self._meta())
+        elif hand:
+            moves = list(itertools.islice(state.legal_placements(hand), CANDIDATES))
+            if moves:
+                event = _with_meta(self.rng.choice(moves), self._meta())
+        if event is not None and state.check(event).legal:
+            values = tile_of(event.to_json()["values"])
+            if values is not None:
+                after.racks[player].remove(tile_name(values))
+            return self._observation(event, after, [])
+        draw = Draw(player=player, count=1, meta=self._meta())
+        if after.bag and state.check(draw).legal:
+            after.racks[player].append(after.bag.pop())
+            return self._observation(draw, after, [])
+        ev = Pass(player=player, meta=self._meta())
+        return self._observation(ev, after, []) if state.check(ev).legal else None
+
+    def _reveal_tiles(self, state: GameState) -> Observation | None:
+        for p, hand in enumerate(self.sim.racks):
+            if p in self.sim.revealed:
+                continue
+            after = SimState.from_json(self.sim.to_json())
+            after.revealed.append(p)
+            ev = Reveal(player=p, tiles=tuple(sorted(str(t) for t in hand)), meta=self._meta())
+            if hand and state.check(ev).legal:
+                return self._observation(ev, after, [], pictures=False)
+            self.sim.revealed.append(p)  # nothing to reveal, or the engine wants no reveal from this player
         return None
 
     def _generic(self, state: GameState) -> Observation | None:

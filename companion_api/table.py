@@ -330,6 +330,12 @@ class Table:
             session = self._game.session
             return self.header, [ev for seq, ev in session.effective_events() if session.entries[seq - 1].verdict.legal]
 
+    def effective_moves(self) -> list[tuple[int, Event]]:
+        """The legal game events as they now stand (corrections applied, undone ones left out), by seq."""
+        with self._lock:
+            session = self._game.session
+            return [(seq, ev) for seq, ev in session.effective_events() if session.entries[seq - 1].verdict.legal]
+
     def export_events(self) -> tuple[Header, list[Event]]:
         """Every logged event of the current game, as submitted (so correction seqs stay valid)."""
         with self._lock:

@@ -27,7 +27,8 @@ def companion(*args: str, **kw: Any) -> subprocess.Popen[str]:
 
 def start(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str, str]:
     """Start ``serve`` on a free port; returns the process, base URL, viewer and table tokens."""
-    proc = companion("serve", "--db", str(db), "--port", "0", *extra)
+    local = () if "--host" in extra else ("--host", "127.0.0.1")
+    proc = companion("serve", "--db", str(db), "--port", "0", *local, *extra)
     assert proc.stdout is not None
     viewer_line = proc.stdout.readline()
     table_line = proc.stdout.readline()

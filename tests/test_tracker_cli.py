@@ -143,3 +143,15 @@ def test_manual_events_keep_the_turn_order_T_E1(game_video: dict[str, Path], tmp
     code, _lines, err = _replay(["--game", "triolet", "--players", "2", str(game_video["video"]),
                                  "--labels", str(game_video["labels"]), "--manual", str(bad)], capsys)
     assert code == 2 and '"ts"' in err
+
+
+def test_replay_format_table_for_people(game_video: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["replay", "--game", "triolet", "--players", "2", "--format", "table", str(game_video["video"]),
+                 "--labels", str(game_video["labels"]), "--first-player", "0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = out.splitlines()
+    assert rows[0] == "triolet: P1, P2" and "time" in rows[1] and "player" in rows[1]
+    moves = [r for r in rows if r.strip()[:1].isdigit()]
+    assert len(moves) == 3 and all(" s " in r and ("P1" in r or "P2" in r) for r in moves)
+    assert rows[-2].startswith("Totals: P1 ") and rows[-1] == "Game not over."

@@ -76,7 +76,7 @@ def _pct(values: list[float], q: float) -> float:
 def _start_server(db: Path, speed: float, game: str, source: str) -> tuple[subprocess.Popen[str], str, str, str]:
     code = "import sys; from companion_api.cli import main; sys.exit(main(sys.argv[1:]))"
     cmd = [sys.executable, "-c", code, "serve", "--db", str(db), "--port", "0", "--speed", str(speed),
-           "--game", game, "--source", source]
+           "--game", game, "--source", source, "--host", "127.0.0.1", "--no-qr"]  # loopback: a benchmark, not a table
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     assert proc.stdout is not None and proc.stderr is not None

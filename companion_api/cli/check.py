@@ -8,6 +8,7 @@ from typing import Any
 from engine.core import Session
 
 from .common import emit
+from .people import EventTable, add_format
 from .records import open_record
 
 
@@ -19,14 +20,22 @@ def register(sub: Any) -> None:
         "then a summary line. Reads .jsonl records, and .blksgf for trigon.",
     )
     p.add_argument("record", help="the game record (.jsonl, or .blksgf for trigon)")
+    add_format(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     record = open_record(args.record)
     session = Session(record.header)
+    table = EventTable(record.header) if getattr(args, "format", "jsonl") == "table" else None
     for line in record.lines:
         entry = session.submit(line.event)
-        emit(entry.to_json())
-    emit(session.summary_json())
+        if table is None:
+            emit(entry.to_json())
+        else:
+            table.add({**line.event.to_json(), **entry.to_json()})
+    if table is None:
+        emit(session.summary_json())
+    else:
+        table.print(session.summary_json())
     return 0

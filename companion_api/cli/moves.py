@@ -8,6 +8,7 @@ from typing import Any
 from engine.core import EngineError, Session
 
 from .common import CliError, emit
+from .people import add_format, print_moves
 from .records import open_record
 
 
@@ -22,6 +23,7 @@ def register(sub: Any) -> None:
     p.add_argument("--count", action="store_true", help="print only the count")
     p.add_argument("--rack", help="Triolet rack, e.g. 3,5,W (W = a wild; every declared value is tried)")
     p.add_argument("--hand", help="Triominos/Trio Domino hand, e.g. 0-1-2,3-3-5")
+    add_format(p)
     p.set_defaults(func=run)
 
 
@@ -45,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
             placements = list(state.legal_placements(hand))
         except (EngineError, ValueError) as exc:
             raise CliError(str(exc)) from None
+    if getattr(args, "format", "jsonl") == "table":
+        turn = None if state.is_over() else state.to_move().to_json()
+        print_moves(record.header, turn, [ev.to_json() for ev in placements], args.count)
+        return 0
     if not args.count:
         for ev in placements:
             emit(ev.to_json())

@@ -18,6 +18,7 @@ from engine.core.header import Header
 from engine.core.record import dump_record
 
 from .common import EXIT_NO_BOARD, CliError, emit, writable_file
+from .people import EventTable, add_format
 
 GAMES = ("triolet", "trigon", "triominos", "trio_domino")
 #: Triolet is followed square by square (``MoveTracker``); the others by whole-picture reads at rest
@@ -46,10 +47,12 @@ def register(sub: Any) -> None:
                    "the tracker when the video reaches them, as the phone would")
     p.add_argument("--variant", choices=TRIGON_VARIANTS, default=None,
                    help="trigon: the variant (default by player count: 2 trigon_2, 3 trigon_3, 4 trigon)")
-    p.add_argument("--first-player", type=int, default=1, metavar="SEAT",
-                   help="seat (1-based) of the player who lays the first tile or piece (default 1)")
+    p.add_argument("--first-player", type=int, default=0, metavar="SEAT",
+                   help="seat of the player who lays the first tile or piece, counted from 0 like a record's "
+                   "first_player and player fields (default 0)")
     p.add_argument("--labels", metavar="LABELS.jsonl", help=argparse.SUPPRESS)  # renderer truth → oracle
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_format(p)
     p.set_defaults(func=run)
 
 
@@ -74,6 +77,15 @@ def run(args: argparse.Namespace) -> int:
     manual = _manual_events(args.manual, header)
     total = int(getattr(frames, "frame_count", 0) or 0)
     fps = float(getattr(frames, "fps", 0.0) or 0.0)
+    table = EventTable(header, with_frames=True) if args.format == "table" else None
+
+    def show(line: dict[str, Any]) -> None:
+        if table is None:
+            emit(line)
+            sys.stdout.flush()
+        else:
+            table.add(line)
+
     long_video = total == 0 or (fps > 0 and total / fps > 2 * PROGRESS_EVERY_S)
     next_progress = PROGRESS_EVERY_S
     started = time.perf_counter()
@@ -83,11 +95,10 @@ def run(args: argparse.Namespace) -> int:
             count += 1
             img = undistort(image) if undistort is not None else image
             while manual and _due(manual[0], index, t):
-                emit(_manual_line(tracker.submit(manual.pop(0))))
+                show(_manual_line(tracker.submit(manual.pop(0))))
             for out in tracker.feed(index, t, img):
                 line = out.to_json()
-                emit(line)
-                sys.stdout.flush()
+                show(line)
                 if debug is not None:
                     _write_debug(debug, out, line)
             if long_video and not args.quiet and t >= next_progress:
@@ -107,8 +118,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"companion replay: no {args.game} {what} found in {args.video}\n")
         return EXIT_NO_BOARD
     for event in manual:  # after the last frame
-        emit(_manual_line(tracker.submit(event)))
-    emit(tracker.summary_json())
+        show(_manual_line(tracker.submit(event)))
+    if table is None:
+        emit(tracker.summary_json())
+    else:
+        table.print(tracker.summary_json())
     if record is not None:
         events = [e.event for e in tracker.session.entries]
         try:
@@ -138,11 +152,11 @@ def _header(args: argparse.Namespace) -> Header:
 
     if args.variant is not None and args.game != "trigon":
         raise CliError(f"--variant is a trigon option, not a {args.game} one")
-    if not 1 <= args.first_player <= max(1, args.players):
-        raise CliError(f"--first-player {args.first_player}: seats are numbered 1 to {args.players}")
+    if not 0 <= args.first_player < max(1, args.players):
+        raise CliError(f"--first-player {args.first_player}: seats are numbered 0 to {max(1, args.players) - 1}")
     options = {"variant": args.variant} if args.variant else {}
     header = Header(game=args.game, players=tuple(f"P{i + 1}" for i in range(args.players)), options=options,
-                    first_player=args.first_player - 1)
+                    first_player=args.first_player)
     try:
         get_game(args.game).new(header)
     except EventFormatError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ def register(sub: Any) -> None:
     p.add_argument("--game", default="triolet", help="game id (default: triolet)")
     p.add_argument("--players", default="2",
                    help="number of players, or their names separated by commas (default: 2)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--host", default="0.0.0.0",
+                   help="address to listen on (default: 0.0.0.0, the local network, so phones on the same Wi-Fi "
+                   "reach it; 127.0.0.1 keeps it to this machine)")
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free port)")
     p.add_argument("--db", default=None,
                    help="SQLite file (default: $XDG_DATA_HOME/table-companion/companion.sqlite3)")
@@ -35,7 +38,9 @@ def register(sub: Any) -> None:
                    "sim above 2 runs as sim-lite")
     p.add_argument("--seed", type=seed_number, default=1, help="seed of the simulated table's games")
     p.add_argument("--new-game", action="store_true", help="start a new game instead of resuming the last one")
-    p.add_argument("--public-url", default=None, help="URL phones use to reach this server (for the QR code)")
+    p.add_argument("--public-url", default=None,
+                   help="URL phones use to reach this server (links and QR codes; default: http://LAN-ADDRESS:PORT)")
+    p.add_argument("--no-qr", action="store_true", help="do not draw the viewer link as a QR code in the terminal")
     hub = p.add_argument_group("club scoreboard (INTERFACES §6)")
     hub.add_argument("--hub", default=None, metavar="mqtt://HOST:1883",
                      help="publish every event and the table's state to this MQTT broker for `companion hub`")
@@ -104,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if link is not None:
         print(f"companion serve: publishing to {link.broker.url} as table {link.table!r} of club {link.club!r}",
               file=sys.stderr, flush=True)
-    return serve(settings, factory, tokens.viewer, tokens.table)
+    return serve(settings, factory, tokens.viewer, tokens.table, qr=not args.no_qr)
 
 
 def hub_link(args: argparse.Namespace) -> Any:
@@ -128,12 +133,29 @@ def hub_link(args: argparse.Namespace) -> Any:
         raise CliError(str(exc)) from None
 
 
-def serve(settings: Any, factory: Any, viewer: str, table: str) -> int:
+def print_qr(url: str, out: Any) -> None:
+    """Draw ``url`` as a QR code with text blocks, for a phone to scan off the screen."""
+    import qrcode
+
+    code = qrcode.QRCode(border=2)
+    code.add_data(url)
+    code.make(fit=True)
+    buf = io.StringIO()
+    code.print_ascii(out=buf, invert=True)
+    try:
+        out.write(buf.getvalue())
+    except UnicodeEncodeError:  # a terminal without block characters: two ASCII characters a module
+        out.write("".join("".join("  " if dark else "##" for dark in row) + "\n" for row in code.get_matrix()))
+    out.flush()
+
+
+def serve(settings: Any, factory: Any, viewer: str, table: str, qr: bool = True) -> int:
     import socket
 
     import uvicorn
 
     from ..app import create_app
+    from ..lan import lan_address, link_host, url_host
 
     app = create_app(settings, source_factory=factory)
     try:  # bind first so a busy port is a clear exit 2, before anything is printed
@@ -143,9 +165,18 @@ def serve(settings: Any, factory: Any, viewer: str, table: str) -> int:
     except OSError as exc:
         raise CliError(f"cannot listen on {settings.host}:{settings.port} ({exc.strerror})") from None
     port = sock.getsockname()[1]
-    host = settings.host if settings.host not in ("0.0.0.0", "::") else socket.gethostname()
-    shown = f"[{host}]" if ":" in host else host
-    print(f"viewer: http://{shown}:{port}/?token={viewer}", flush=True)
+    host, note = link_host(settings.host, lan_address())
+    if settings.public_url:
+        note = None
+    base = (settings.public_url or f"http://{url_host(host)}:{port}").rstrip("/")
+    settings.public_url = base  # the pairing QR carries the same address, whatever Host a request names
+    viewer_url = f"{base}/?token={viewer}"
+    if qr:  # on stderr, before the links: stdout keeps exactly the lines of INTERFACES §5
+        print("scan to open the viewer page:", file=sys.stderr)
+        print_qr(viewer_url, sys.stderr)
+    if note:
+        print(f"companion serve: {note}", file=sys.stderr, flush=True)
+    print(f"viewer: {viewer_url}", flush=True)
     print(f"table token: {table}", flush=True)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False,
                             **connection_limits())

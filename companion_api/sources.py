@@ -1,40 +1,30 @@
-"""Table sources by name: ``sim`` (the simulated table: renderer + vision tracker in real time),
-``sim-lite`` (the engine-only simulated table, for slow machines), ``video:PATH``, ``camera:N``,
-and ``render[:SEED]`` (renderer + tracker at full size, 10 fps: heavy, for experiments).
-
-``sim`` falls back to ``sim-lite`` (one line on stderr says so) when the game's reader cannot start
-or the pace is beyond what the renderer keeps up with.
+"""Table sources by name: ``camera:N`` and ``video:PATH`` (frames → vision tracker), and the sources
+other packages plug in (``companion_api.plugins``): the lab's simulated tables ``sim`` (the default:
+renderer + vision tracker in real time), ``sim-lite`` (engine only, for slow machines) and
+``render[:SEED]``.
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from .plugins import SourceSpec, source_plugins
 from .table import SourceContext, SourceFactory, TableSource
+
+__all__ = ["SourceError", "SourceSpec", "build_source", "choose_source", "parse_source"]
 
 
 class SourceError(ValueError):
     """A ``--source`` that cannot be used; the message names the problem."""
 
 
-@dataclass(frozen=True)
-class SourceSpec:
-    """A parsed ``--source``: ``kind`` is ``sim``, ``sim-lite``, ``video``, ``camera`` or ``render``."""
-
-    kind: str
-    arg: str = ""
-
-    def __str__(self) -> str:
-        return self.kind if not self.arg else f"{self.kind}:{self.arg}"
+def known_sources() -> str:
+    """The ``--source`` forms this installation knows, for messages and help."""
+    return ", ".join(["camera:N", "video:PATH", *(k for k in source_plugins())])
 
 
 def parse_source(text: str) -> SourceSpec:
-    """Parse ``sim``, ``sim-lite``, ``video:PATH``, ``camera:N`` or ``render[:SEED]``; ``SourceError`` says
-    what is wrong."""
-    if text in ("sim", "sim-lite", "render"):
-        return SourceSpec(text)
+    """Parse ``video:PATH``, ``camera:N`` or a plugged-in source; ``SourceError`` says what is wrong."""
     kind, sep, arg = text.partition(":")
     if kind == "video" and sep:
         if not arg:
@@ -42,62 +32,33 @@ def parse_source(text: str) -> SourceSpec:
         if not Path(arg).exists():
             raise SourceError(f"--source {text}: no such file or folder")
         return SourceSpec("video", arg)
-    if kind in ("camera", "render") and sep:
+    if kind == "camera" and sep:
         if not arg.isdigit():
-            what = "camera" if kind == "camera" else "seed"
-            raise SourceError(f"--source {text}: the {what} must be a number, like {kind}:0")
+            raise SourceError(f"--source {text}: the camera must be a number, like camera:0")
         return SourceSpec(kind, arg)
-    raise SourceError(f"--source {text!r}: expected sim, sim-lite, video:PATH, camera:N or render[:SEED]")
+    plugin = source_plugins().get(kind)
+    if plugin is not None:
+        try:
+            return plugin.parse(kind, arg)
+        except ValueError as exc:
+            raise SourceError(f"--source {text}: {exc}") from None
+    raise SourceError(f"--source {text!r}: expected {known_sources()}")
 
 
 def choose_source(spec: SourceSpec, speed: float = 1.0, game: str = "triolet") -> SourceSpec:
-    """The source that will really run for ``spec``: ``sim`` becomes ``sim-lite`` (with one line on
-    stderr saying why) when the vision tracker cannot start for ``game`` or ``speed`` is beyond what
-    the renderer keeps up with."""
-    if spec.kind != "sim":
-        return spec
-    from .live_sim import MAX_LIVE_SPEED, ReaderUnavailable, check_reader
-
-    if speed > MAX_LIVE_SPEED:
-        reason = f"--speed {speed:g} is faster than the renderer keeps up with (at most {MAX_LIVE_SPEED:g})"
-    else:
-        try:
-            check_reader(game)
-            return spec
-        except ReaderUnavailable as exc:
-            reason = f"the vision tracker cannot start ({exc})"
-    print(f"sim: {reason}; using sim-lite (the engine-only simulated table)", file=sys.stderr, flush=True)
-    return SourceSpec("sim-lite")
+    """The source that will really run for ``spec`` (a plugged-in source may fall back to a lighter one)."""
+    plugin = source_plugins().get(spec.kind)
+    return spec if plugin is None else plugin.choose(spec, speed, game)
 
 
 def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) -> SourceFactory:
-    """A factory making the table source for each game (checks the tracker is there first).
-
-    ``sim`` is taken as given here; call :func:`choose_source` first for its fallback."""
-    if spec.kind == "sim-lite":
-        from .sim_table import SimulatedTable
-
-        def make_sim(ctx: SourceContext) -> TableSource:
-            return SimulatedTable(ctx, interval=interval / max(speed, 1e-6))
-
-        return make_sim
-    if spec.kind == "sim":
-        from .live_sim import LiveSimSource
-
-        def make_live(ctx: SourceContext) -> TableSource:
-            return LiveSimSource(ctx, speed=speed)
-
-        return make_live
+    """A factory making the table source for each game; call :func:`choose_source` first."""
+    plugin = source_plugins().get(spec.kind)
+    if plugin is not None:
+        return plugin.build(spec, speed, interval)
     from .tracker_source import TrackerSource
 
     def make_tracker(ctx: SourceContext) -> TableSource:
-        if spec.kind == "render":
-            from vision.sources import SimSource
-
-            seed = int(spec.arg) if spec.arg else ctx.seed * 1_000_003 + ctx.game_id
-            frames = SimSource(game=ctx.header.game, seed=seed, fps=10.0,
-                               options={"players": len(ctx.header.players)})
-            return TrackerSource("sim", ctx, speed=speed, pace=True, frames=frames)
         # a camera runs in real time by itself; a video file plays at --speed
         return TrackerSource(str(spec), ctx, speed=speed, pace=spec.kind == "video")
 

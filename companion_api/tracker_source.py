@@ -1,5 +1,5 @@
 """Table sources backed by the vision tracker: ``camera:N``, ``video:PATH``, ``render[:SEED]`` (and,
-through :mod:`companion_api.live_sim`, the default simulated table ``sim``).
+through :mod:`lab.sim.live`, the default simulated table ``sim``).
 
 Frames come from ``vision.sources``; ``vision.tracker.MoveTracker`` turns them into events with
 before/after crops. The tracker keeps its own engine session; this adapter keeps it in step with

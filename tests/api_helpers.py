@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from companion_api.settings import Settings
-from companion_api.sim_table import SimulatedTable, TileSet
 from companion_api.table import SourceContext, TableSource
 from engine.core import (
     Event,
@@ -37,6 +36,7 @@ from engine.core import (
 from engine.core.errors import EventFormatError
 from engine.core.events import parse_common, parse_meta
 from engine.core.fields import get_int, get_list
+from lab.sim.table import SimulatedTable, TileSet
 
 GAME = "api_tiles"
 SIZE = 5

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from calibration.board_colours import TRIOLET_SPECIALS
 from calibration.board_geometry import H, corner_units, trigon_cells, triolet_square_name
-from vision.render.charuco import CharucoRender, PinholeCamera, Scene, render_charuco, standard_poses
+from lab.render.charuco import CharucoRender, PinholeCamera, Scene, render_charuco, standard_poses
 
 #: A 720p webcam-like camera: barrel distortion, slightly off-centre principal point.
 CAMERA = PinholeCamera(fx=1000.0, fy=1002.0, cx=643.2, cy=357.9, dist=(-0.28, 0.09, 0.0008, -0.0005, -0.012))

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 @lru_cache(maxsize=16)
 def trigon_frame(seed: int, difficulty: str = "easy") -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """A rendered Trigon picture and its labels."""
-    from vision.render.trigon import random_trigon_frame
+    from lab.render.trigon import random_trigon_frame
 
     f = random_trigon_frame(seed, difficulty)
     return f.image, f.labels
@@ -22,7 +22,7 @@ def trigon_frame(seed: int, difficulty: str = "easy") -> tuple[NDArray[np.uint8]
 @lru_cache(maxsize=16)
 def tiles_frame(game: str, seed: int, difficulty: str = "easy") -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """A rendered Triominos / Trio Domino picture and its labels."""
-    from vision.render.triangles import random_triangles_frame
+    from lab.render.triangles import random_triangles_frame
 
     f = random_triangles_frame(game, seed, difficulty)
     return f.image, f.labels

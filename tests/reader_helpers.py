@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from vision.render import random_frame
-from vision.render.frame import RenderedFrame
-from vision.render.triolet import TilePlacement
+from lab.render import random_frame
+from lab.render.frame import RenderedFrame
+from lab.render.triolet import TilePlacement
 
 #: Seeds for tests: outside the training range (≥ 1,000,000) and the benchmark's default rows.
 TEST_SEEDS = (900_001, 900_002, 900_003)
@@ -43,7 +43,7 @@ SIX_NINE_TILES: tuple[TilePlacement, ...] = (
 @lru_cache(maxsize=2)
 def six_nine_frame(seed: int = 900_010) -> RenderedFrame:
     """An easy straight-on frame of ``SIX_NINE_TILES`` (easy: no hands)."""
-    from vision.triolet.holdout import training_pool
+    from lab.render.holdout import training_pool
 
     return random_frame("triolet", seed, "easy", pool=training_pool(), size=(1280, 720), tiles=SIX_NINE_TILES)
 
@@ -61,7 +61,7 @@ def square_pitch_px(fr: RenderedFrame) -> float:
 
 def write_truth_profile(fr: RenderedFrame, path: Path) -> Path:
     """A calibration profile (JSON) with the frame's true intrinsics and board corners."""
-    from companion_api.bench.read import truth_profile
+    from lab.bench.read import truth_profile
 
     path.write_text(json.dumps(truth_profile(fr.labels).to_json()), encoding="utf-8")
     return path

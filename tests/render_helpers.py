@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.render.camera import CameraSpec
-from vision.render.look import LookSpec
+from lab.render.camera import CameraSpec
+from lab.render.look import LookSpec
 
 
 def quiet_look(**kw: object) -> LookSpec:

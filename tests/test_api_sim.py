@@ -17,11 +17,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from companion_api.board_picture import decode_png
-from companion_api.sim_table import SimulatedTable, TileSet
 from companion_api.store import Store
 from companion_api.table import SourceContext, TableSource
 from engine.core import Header, Session
 from engine.core.record import parse_event_line
+from lab.sim.table import SimulatedTable, TileSet
 
 
 def play(header: Header, tmp_path: Path, seed: int, tiles: TileSet | None = None,
@@ -106,7 +106,7 @@ def test_sim_stops_on_a_blocked_board_instead_of_exchanging_forever(tmp_path: Pa
     store.close()
 
 
-# -- the default simulated table: renderer + vision tracker (companion_api/live_sim.py) ------------
+# -- the default simulated table: renderer + vision tracker (lab/sim/live.py) ------------
 
 
 def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 60.0,
@@ -114,7 +114,7 @@ def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 6
     """Run the live simulated table (unpaced) until ``placements`` legal ones stand (placed, not
     taken back); its events."""
     from companion_api.app import create_app
-    from companion_api.live_sim import LiveSimSource
+    from lab.sim.live import LiveSimSource
 
     def make(ctx: SourceContext) -> TableSource:
         src = LiveSimSource(ctx)
@@ -139,7 +139,7 @@ def _run_table(db: Path, placements: int, sources: list[Any], timeout: float = 6
 def test_live_sim_tracker_logs_the_rendered_game_and_resumes_T_P1(tmp_path: Path) -> None:
     """The tracker's committed placements are the renderer's truth (players in the table's seats,
     squares in the tracker's view); evidence crops are PNGs; a restart resumes at the checkpoint."""
-    from vision.tracker.evaluate import same_placement, to_view, view_turns
+    from lab.evaluate.videos import same_placement, to_view, view_turns
 
     db = tmp_path / "live.sqlite3"
     sources: list[Any] = []
@@ -181,7 +181,7 @@ def test_live_sim_tracker_logs_the_rendered_game_and_resumes_T_P1(tmp_path: Path
 def test_live_sim_follows_the_other_games_with_their_readers(tmp_path: Path, game: str) -> None:
     """``--source sim`` for Trio Domino and Trigon: the rest tracker reads the rendered table with the
     game's own reader; its placements are the renderer's, in order, with evidence crops."""
-    from companion_api.live_sim import check_reader
+    from lab.sim.live import check_reader
 
     check_reader(game)  # the game's reader and its models load
     sources: list[Any] = []
@@ -203,8 +203,8 @@ def test_live_sim_follows_the_other_games_with_their_readers(tmp_path: Path, gam
 
 def test_sim_falls_back_to_sim_lite_when_the_tracker_cannot_start(monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from companion_api import live_sim
     from companion_api.sources import SourceSpec, build_source, choose_source, parse_source
+    from lab.sim import live as live_sim
 
     def missing(game: str) -> None:
         raise live_sim.ReaderUnavailable("the Triolet reader cannot run: model file missing")

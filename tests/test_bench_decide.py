@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import vision.triolet.reader as reader_module
-from companion_api.bench import decide as bench_decide
 from companion_api.cli.common import CliError
+from lab.bench import decide as bench_decide
 from vision.triolet.classifier import EMPTY, WILD
 from vision.triolet.consistency import SquareChoice
 

@@ -53,7 +53,7 @@ def test_cli_reports_an_internal_error_in_one_line(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("COMPANION_DEBUG", raising=False)
     argv = ["bench", "read", "--game", "triolet", "--frames", "1", "--rows", "normal", "--calibration", "truth"]
     # a bug outside the reader
-    monkeypatch.setattr("companion_api.bench.read.render_with_timeout", lambda *a, **kw: 1 / 0)
+    monkeypatch.setattr("lab.bench.read.render_with_timeout", lambda *a, **kw: 1 / 0)
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "companion bench: internal error (ZeroDivisionError" in err and "Traceback" not in err

@@ -10,7 +10,7 @@ from calib_helpers import CAMERA, calibration_renders
 
 from calibration.camera import CalibrationError, CalibrationOptions, calibrate_camera, calibrate_views
 from calibration.views import detect_charuco
-from vision.render.charuco import Scene, TargetPose, render_charuco
+from lab.render.charuco import Scene, TargetPose, render_charuco
 
 
 @pytest.mark.slow  # renders the 18 shared views (~7 s on an idle 2-core VM); later tests reuse them

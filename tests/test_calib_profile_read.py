@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from companion_api.bench.read import ProfileGroup, profile_from_picture, profile_group, truth_profile
-from vision.triolet.evaluate import score_frame
+from lab.bench.read import ProfileGroup, profile_from_picture, profile_group, truth_profile
+from lab.evaluate.triolet import score_frame
 from vision.triolet.reader import read_triolet
 
 SEED = 1  # a normal-difficulty scene group: fixed camera, board and style; other light and hands

@@ -7,7 +7,7 @@ from calib_helpers import CAMERA, calibration_renders
 
 from calibration.distortion import distort_normalized, normalized_to_pixels, pixels_to_normalized, undistort_normalized
 from calibration.views import detect_charuco
-from vision.render.charuco import PinholeCamera, Scene, TargetPose, render_charuco
+from lab.render.charuco import PinholeCamera, Scene, TargetPose, render_charuco
 
 
 def test_calib_render_truth_matches_detected_corners() -> None:

@@ -137,7 +137,7 @@ def test_negative_seed_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFi
 def test_calibrate_board_locates_a_trigon_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """INTERFACES §4b: ``calibrate board`` locates the board itself, Trigon too: its 4 corners are
     the ends of the playing hexagon's top and bottom sides."""
-    from vision.render.trigon import random_trigon_frame
+    from lab.render.trigon import random_trigon_frame
 
     f = random_trigon_frame(1_000_001, "easy")
     image = tmp_path / "t.png"

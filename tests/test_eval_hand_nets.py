@@ -1,4 +1,4 @@
-"""The hand-net comparison script (``vision/models/eval_triolet_hand_nets.py``)."""
+"""The hand-net comparison script (``lab/train/eval_triolet_hand_nets.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.models.eval_triolet_hand_nets import (
+from lab.train.eval_triolet_hand_nets import (
     BASE,
     VariantScore,
     compare,

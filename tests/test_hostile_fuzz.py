@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 
 from companion_api.app import create_app
 from companion_api.auth import current_tokens
-from companion_api.bench.fuzz import FuzzRequest, fuzz_pictures, fuzz_records, fuzz_requests
 from companion_api.cli import main
 from companion_api.settings import Settings
+from lab.bench.fuzz import FuzzRequest, fuzz_pictures, fuzz_records, fuzz_requests
 from vision.sources import SourceError, read_image_file
 
 SEED = 49
@@ -99,7 +99,7 @@ def test_fuzzed_pictures_are_read_or_refused_in_one_line(tmp_path: Path, capfd: 
 
 
 def test_picture_bombs_exit_2_through_every_command(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    from companion_api.bench.fuzz import jpeg_declaring, png_declaring
+    from lab.bench.fuzz import jpeg_declaring, png_declaring
 
     png = tmp_path / "bomb.png"
     png.write_bytes(png_declaring(20000, 20000, 4096))
@@ -120,7 +120,7 @@ def test_picture_bombs_exit_2_through_every_command(tmp_path: Path, capfd: pytes
 
 
 def test_a_400_deep_correction_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from companion_api.bench.fuzz import RECORD_HEADER
+    from lab.bench.fuzz import RECORD_HEADER
 
     event: object = {"type": "pass", "player": 0}
     for _ in range(400):

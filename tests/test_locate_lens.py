@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from lab.render import random_frame
+from lab.render.holdout import training_pool
 from vision.locate import SIZE, BoardNotLocatedError, Lens, apply_h, locate_board, units_to_image
 from vision.locate_lens import GridLensFit, fit_lens_to_grid, supported
-from vision.render import random_frame
-from vision.triolet.holdout import training_pool
 
 W, H = 1280, 720
 UNIT = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from othersreader_helpers import tiles_frame, true_corners
 
-from companion_api.bench.read_others import compare_tiles
 from engine.core.lattice import TriLattice
+from lab.bench.read_others import compare_tiles
 from vision.tritiles import assemble, read_triangles, tiles_from_corners
 from vision.tritiles.values import corner_windows, decode_tile, is_pip_edition, valid_triples, value_scores
 

@@ -27,7 +27,7 @@ def test_b_b1_b_b2_board_cells_and_names() -> None:
 
 def test_piece_hues_match_the_renderer_colours() -> None:
     """The hue table sits within 25° of the rendered plastic colours."""
-    from vision.render.styles import TRIGON_COLOURS
+    from lab.render.styles import TRIGON_COLOURS
 
     for name, shades in TRIGON_COLOURS.items():
         for rgb in shades:

@@ -10,7 +10,8 @@ import pytest
 import vision.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
 from engine.triolet.tiles import VALUE_COUNTS, WILDS
-from vision.render import random_frame
+from lab.render import random_frame
+from lab.render.holdout import training_pool
 from vision.triolet.blank_tiles import (
     BLANK_MIN_EMPTY_DIST,
     BLANK_P_EMPTY,
@@ -24,7 +25,6 @@ from vision.triolet.blank_tiles import (
 from vision.triolet.classifier import EMPTY, WILD
 from vision.triolet.consistency import EMPTY_OPTION_ABOVE
 from vision.triolet.geometry import MARGIN, PITCH
-from vision.triolet.holdout import training_pool
 
 N = EMPTY + 1
 CREAM = (200, 235, 245)  # BGR

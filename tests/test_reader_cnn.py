@@ -162,7 +162,7 @@ def test_reader_cnn_unknown_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyP
 def test_reader_cnn_numpy_equals_torch() -> None:
     """The numpy inference gives the same logits as the same weights run by torch (dev only)."""
     pytest.importorskip("torch")
-    from vision.models.train_triolet_cnn import torch_logits
+    from lab.train.train_triolet_cnn import torch_logits
 
     crops, _ = _frame_crops()
     rng = np.random.default_rng(11)
@@ -181,7 +181,7 @@ def test_reader_cnn_weights_load_back_for_fine_tuning() -> None:
     pytest.importorskip("torch")
     import torch
 
-    from vision.models.train_triolet_cnn import Net, export_arrays, load_arrays, to_tensor
+    from lab.train.train_triolet_cnn import Net, export_arrays, load_arrays, to_tensor
 
     with np.load(CNN_PATH) as d:
         arrays = {k: d[k] for k in d.files}
@@ -205,7 +205,7 @@ def test_reader_cnn_other_widths_export_and_load_back() -> None:
     pytest.importorskip("torch")
     import torch
 
-    from vision.models.train_triolet_cnn import Net, export_arrays, load_arrays, net_for_arrays, to_tensor
+    from lab.train.train_triolet_cnn import Net, export_arrays, load_arrays, net_for_arrays, to_tensor
     from vision.triolet.cnn import cnn_from_arrays
 
     torch.manual_seed(3)

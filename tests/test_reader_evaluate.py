@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from lab.evaluate.triolet import score_cells, score_frame
 from vision.locate import BoardLocation, units_to_image
 from vision.triolet.classifier import EMPTY
-from vision.triolet.evaluate import score_cells, score_frame
 from vision.triolet.reader import CellReading, TrioletReading
 
 CORNERS = np.array([[100.0, 100.0], [400.0, 100.0], [400.0, 400.0], [100.0, 400.0]])  # 20 px squares
@@ -137,7 +137,7 @@ def test_reader_evaluate_reading_given_as_data_scores_the_same() -> None:
 def test_reader_evaluate_square_size_in_the_picture_and_its_band() -> None:
     """The benchmark's board-size table: the true playing area's mean side / 15 (CORNERS: 300 px
     sides, 20 px squares), found or not, and the band it falls in (edges belong to the band above)."""
-    from vision.triolet.evaluate import SQUARE_PX_BANDS, square_px_band, square_px_band_names
+    from lab.evaluate.triolet import SQUARE_PX_BANDS, square_px_band, square_px_band_names
 
     assert score_frame(_reading(5, 7), _labels()).square_px == 20.0
     assert score_frame(None, _labels()).square_px == 20.0

@@ -12,10 +12,10 @@ import pytest
 
 import vision.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
-from vision.render import random_frame
+from lab.evaluate.triolet import score_frame
+from lab.render import random_frame
 from vision.triolet import exemplars
 from vision.triolet.classifier import EMPTY
-from vision.triolet.evaluate import score_frame
 from vision.triolet.exemplars import (
     MIN_SHOWN,
     exemplar_rows,
@@ -138,7 +138,7 @@ def test_no_change_without_an_exemplar_for_every_candidate_or_with_too_little_in
 def test_a_five_under_a_finger_read_right_by_the_boards_fives() -> None:
     """Normal frame 27,000,265 (a dev frame of stop 46): a finger over G14's 5 leaves its top in
     view; the nets alone read 6 at 0.65, the board's own 5s and 6s settle it."""
-    from companion_api.bench.read import row_style
+    from lab.bench.read import row_style
 
     diff, pool = row_style("normal")
     fr = random_frame("triolet", 27_000_265, diff, pool=pool, size=(1280, 720))

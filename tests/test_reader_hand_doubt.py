@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import vision.triolet.reader as reader
-from vision.render import random_frame
+from lab.render import random_frame
+from lab.render.holdout import training_pool
 from vision.triolet.classifier import EMPTY
 from vision.triolet.hand_doubt import HAND_TILE_ODDS, doubt_tiles_under_hands
-from vision.triolet.holdout import training_pool
 
 
 def _probs(p_tile: float, top: int = 10) -> np.ndarray:

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import vision.triolet.reader as reader
-from vision.render import random_frame
+from lab.evaluate.triolet import score_frame
+from lab.render import random_frame
+from lab.render.holdout import training_pool
 from vision.triolet.classifier import EMPTY
 from vision.triolet.cnn import HAND_CNN_PATHS, load_cnn
-from vision.triolet.evaluate import score_frame
 from vision.triolet.hand_net import HAND_NET_BELOW_EMPTY, reread_under_hands
-from vision.triolet.holdout import training_pool
 
 
 def _probs(p_empty: list[float]) -> np.ndarray:
@@ -83,9 +83,9 @@ def test_reader_hand_net_training_pictures_all_have_a_hand() -> None:
     """The hand nets' training pictures (``data_triolet_hand_scenes``) put a hand over every board
     and split its squares into clear ones and ones under the hand, tiles among both; the normal
     preset is left as it was."""
-    from vision.models.data_triolet_hand_scenes import hand_scene_samples
-    from vision.render.difficulty import DIFFICULTIES
-    from vision.triolet.holdout import TRAIN_SEED_BASE
+    from lab.render.difficulty import DIFFICULTIES
+    from lab.render.holdout import TRAIN_SEED_BASE
+    from lab.train.data_triolet_hand_scenes import hand_scene_samples
 
     before = DIFFICULTIES["normal"]
     under_hands: list[int] = []
@@ -104,9 +104,9 @@ def test_reader_hand_net_training_pictures_all_have_a_hand() -> None:
 def test_reader_hand_net_training_pictures_can_be_far_boards(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--board-fill`` and ``--size`` reach the renderer for that picture only (small, far boards
     for the nets), and bad values end the run with a usage error."""
-    import vision.models.data_triolet_hand_scenes as scenes
-    from vision.render.difficulty import DIFFICULTIES
-    from vision.triolet.holdout import TRAIN_SEED_BASE
+    import lab.train.data_triolet_hand_scenes as scenes
+    from lab.render.difficulty import DIFFICULTIES
+    from lab.render.holdout import TRAIN_SEED_BASE
 
     seen: list[tuple[tuple[float, float], object, tuple[int, ...]]] = []
     real = scenes.random_frame

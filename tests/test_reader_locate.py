@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from reader_helpers import TEST_SEEDS, frame, square_pitch_px
 
+from lab.render import random_frame
+from lab.render.frame import RenderedFrame
+from lab.render.holdout import held_out_pool, training_pool
 from vision.locate import (
     BoardNotLocatedError,
     Lens,
@@ -22,9 +25,6 @@ from vision.locate import (
     rectify,
     units_to_image,
 )
-from vision.render import random_frame
-from vision.render.frame import RenderedFrame
-from vision.triolet.holdout import held_out_pool, training_pool
 
 #: OpenCV 5.1 grows some lattices otherwise than 5.0 did (stop 34): a few pinned frames say so.
 _OPENCV_5_1 = tuple(int(v) for v in cv2.__version__.split(".")[:2]) >= (5, 1)

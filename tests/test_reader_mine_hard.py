@@ -8,7 +8,7 @@ from typing import cast
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.models.mine_triolet_hard import hard_mask
+from lab.train.mine_triolet_hard import hard_mask
 from vision.triolet.classifier import N_CLASSES
 from vision.triolet.cnn import SquareCnn
 

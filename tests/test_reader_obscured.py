@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 from render_helpers import quiet_look
 
+from lab.render import random_frame
+from lab.render.camera import CameraSpec
+from lab.render.hands import HandSpec
+from lab.render.holdout import training_pool
+from lab.render.triolet import TilePlacement, TrioletScene, render_triolet
 from vision.locate import locate_board
-from vision.render import random_frame
-from vision.render.camera import CameraSpec
-from vision.render.hands import HandSpec
-from vision.render.triolet import TilePlacement, TrioletScene, render_triolet
-from vision.triolet.holdout import training_pool
 from vision.triolet.reader import LOW_CONFIDENCE, hand_squares, obscured_squares, read_triolet
 
 TILES = (TilePlacement("H8", 11), TilePlacement("I8", 3), TilePlacement("H7", 4), TilePlacement("B2", 9),

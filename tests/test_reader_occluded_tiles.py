@@ -12,12 +12,12 @@ import pytest
 
 import vision.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
-from vision.render import random_frame
+from lab.evaluate.triolet import score_frame
+from lab.render import random_frame
+from lab.render.holdout import training_pool
 from vision.triolet.blank_tiles import board_lab, face_colour, square_cores
 from vision.triolet.classifier import EMPTY
-from vision.triolet.evaluate import score_frame
 from vision.triolet.geometry import MARGIN, PITCH
-from vision.triolet.holdout import training_pool
 from vision.triolet.occluded_tiles import fingertip_tiles, occluded_tiles
 
 N = EMPTY + 1
@@ -134,7 +134,7 @@ def test_a_finger_on_a_tile_beside_the_hand_is_no_silent_guess() -> None:
     """Benchmark frame 41,100,501 (normal row of seed 41,000,000): a finger over G4's left half,
     beside F4 that the hand covers; the 3's marks are less than half in view and the nets read a
     5 at 0.72: a silent guess until the tile's own face was looked at. Only the flag changes."""
-    from companion_api.bench.read import row_style
+    from lab.bench.read import row_style
 
     diff, pool = row_style("normal")
     fr = random_frame("triolet", 41_100_501, diff, pool=pool, size=(1280, 720))

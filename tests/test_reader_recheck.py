@@ -13,12 +13,12 @@ from reader_helpers import TEST_SEEDS, frame
 import vision.triolet.cnn as square_cnn
 import vision.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
+from lab.render import random_frame
+from lab.render.holdout import training_pool
 from vision.locate import locate_board
-from vision.render import random_frame
 from vision.triolet.classifier import EMPTY
 from vision.triolet.cnn import CnnMissingError
 from vision.triolet.features import ALL_SQUARES
-from vision.triolet.holdout import training_pool
 
 N = EMPTY + 1
 
@@ -149,8 +149,8 @@ def test_a_tile_next_to_a_hand_the_mlp_calls_empty_is_read() -> None:
     """(40,100,988, normal) a red sleeve over the right half of I13's 3, the square's grid lines in
     view (not under or beside the hand by the lines) but next to squares that are: the MLP calls
     it empty at 1.0; rechecked as a neighbour of the hand's squares, the CNN reads the 3."""
-    from companion_api.bench.read import row_style
-    from vision.triolet.evaluate import score_frame
+    from lab.bench.read import row_style
+    from lab.evaluate.triolet import score_frame
 
     diff, pool = row_style("normal")
     fr = random_frame("triolet", 40_100_988, diff, pool=pool, size=(1280, 720))

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.models.train_triolet_digits import frame_samples, main
-from vision.render import random_frame
+from lab.render import random_frame
+from lab.render.holdout import training_pool
+from lab.train.train_triolet_digits import frame_samples, main
 from vision.triolet.classifier import EMPTY, WILD
-from vision.triolet.holdout import training_pool
 
 SEED = 900_107  # a normal frame with a hand over a few tiles (outside the training seeds)
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from render_helpers import blob_centroid, cameras, quiet_look
 
-from vision.render.camera import CameraSpec, canvas_margin, distortion_map
-from vision.render.stage import Stage, texture_to_world
+from lab.render.camera import CameraSpec, canvas_margin, distortion_map
+from lab.render.stage import Stage, texture_to_world
 
 
 @pytest.mark.parametrize("cam", cameras())
@@ -76,9 +76,9 @@ def test_render_drawn_dots_land_on_projected_points(cam: CameraSpec) -> None:
 
 def test_render_sampled_lenses_never_fold() -> None:
     """Random cameras keep the radial model monotonic over the picture, and undistortion inverts it."""
-    from vision.render.camera import distort_normalized, distortion_is_monotonic, undistort_normalized
-    from vision.render.difficulty import DIFFICULTIES
-    from vision.render.sampling import random_camera
+    from lab.render.camera import distort_normalized, distortion_is_monotonic, undistort_normalized
+    from lab.render.difficulty import DIFFICULTIES
+    from lab.render.sampling import random_camera
 
     assert not distortion_is_monotonic(CameraSpec(1280, 720, hfov_deg=75.0, k1=-0.35, k2=-0.05))
     foot = np.array([[-150.0, -150.0], [150.0, -150.0], [150.0, 150.0], [-150.0, 150.0]])

@@ -69,7 +69,7 @@ def test_render_bench_prints_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_render_cli_offers_every_difficulty_preset() -> None:
-    from companion_api.cli import render
-    from vision.render.difficulty import DIFFICULTIES
+    from lab.cli import render
+    from lab.render.difficulty import DIFFICULTIES
 
     assert set(render.DIFFICULTIES) == set(DIFFICULTIES)

@@ -1,4 +1,4 @@
-"""Whether a tile's marks in view tell its value (``vision.render.triolet_legibility``, the
+"""Whether a tile's marks in view tell its value (``lab.render.triolet_legibility``, the
 label ``marks_confusable``): never confusable wholly in view, confusable when a hand leaves only
 what another value shows too."""
 
@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.render import random_frame
-from vision.render.styles import TYPEFACES
-from vision.render.triolet_legibility import (
+from lab.render import random_frame
+from lab.render.holdout import training_pool
+from lab.render.styles import TYPEFACES
+from lab.render.triolet_legibility import (
     INK_GRID,
     LEGIBLE_MIN_PX,
     confusable_values,
@@ -17,7 +18,6 @@ from vision.render.triolet_legibility import (
     least_pair_difference,
     marks_difference,
 )
-from vision.triolet.holdout import training_pool
 
 #: The numeral scales the renderer draws (``triolet_random``: 0.48–0.64), sampled.
 SCALES = (0.48, 0.485, 0.5, 0.52, 0.56, 0.6, 0.64)

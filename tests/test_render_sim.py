@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vision.sim.driver import STUCK_ROUNDS, play_game
+from lab.sim.driver import STUCK_ROUNDS, play_game
 
 
 def test_a_stuck_triolet_board_stops_the_simulation_instead_of_exchanging_forever() -> None:

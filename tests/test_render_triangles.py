@@ -10,9 +10,9 @@ import pytest
 from render_helpers import quiet_look, signed_area
 
 from engine.core.lattice import TriLattice
-from vision.render.camera import CameraSpec
-from vision.render.triangles import FieldPose, TrianglesScene, TriangleTile, random_triangles_frame, render_triangles
-from vision.sim.triangle_position import all_tiles, grow_field
+from lab.render.camera import CameraSpec
+from lab.render.triangles import FieldPose, TrianglesScene, TriangleTile, random_triangles_frame, render_triangles
+from lab.sim.triangle_position import all_tiles, grow_field
 
 LAT = TriLattice(0)
 
@@ -76,7 +76,7 @@ def test_render_triangles_deterministic_by_seed() -> None:
 @pytest.mark.parametrize("game, seed", [("triominos", 1), ("trio_domino", 2)])
 def test_render_triangles_still_matches_engine_replay(game: str, seed: int) -> None:
     from engine.core.session import Session
-    from vision.sim.driver import play_game
+    from lab.sim.driver import play_game
 
     for s in range(seed, seed + 10):  # find a seed whose position came from the engine
         f = random_triangles_frame(game, s, "normal", size=(320, 180))
@@ -94,8 +94,8 @@ def test_render_triangles_still_matches_engine_replay(game: str, seed: int) -> N
 
 
 def test_render_triangles_and_trigon_style_hold_out() -> None:
-    from vision.render.styles import StylePool
-    from vision.render.trigon import random_trigon_frame
+    from lab.render.styles import StylePool
+    from lab.render.trigon import random_trigon_frame
 
     pool = StylePool(exclude=frozenset({"white_pips", "ivory_numbers", "silver"}))
     for seed in range(3):

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from render_helpers import quiet_look, signed_area
 
-from vision.render.camera import CameraSpec
-from vision.render.trigon import TrigonScene, random_pieces, random_trigon_frame, render_trigon
-from vision.render.trigon_geometry import (
+from lab.render.camera import CameraSpec
+from lab.render.trigon import TrigonScene, random_pieces, random_trigon_frame, render_trigon
+from vision.trigon.board_geometry import (
     START_POINTS,
     board_cells,
     cell_name,
@@ -93,7 +93,7 @@ def test_render_trigon_deterministic_by_seed() -> None:
 
 def test_render_trigon_still_matches_engine_replay() -> None:
     from engine.core.session import Session
-    from vision.sim.driver import play_game
+    from lab.sim.driver import play_game
 
     f = random_trigon_frame(6, "normal", size=(480, 270))
     pos = f.labels["position"]
@@ -110,8 +110,8 @@ def test_render_trigon_still_matches_engine_replay() -> None:
 def test_hidden_view_cells_agree_with_the_pieces_visibility(seed: int) -> None:
     """The cells whose centre a hand covers (what the benchmark leaves unscored) are the piece cells
     the labels call hidden, and none of those they call wholly in view; both variants."""
-    from vision.render.camera import CameraSpec
-    from vision.render.trigon import hidden_view_cells, random_trigon_frame
+    from lab.render.camera import CameraSpec
+    from lab.render.trigon import hidden_view_cells, random_trigon_frame
 
     f = random_trigon_frame(seed, "normal")
     assert CameraSpec.from_json(f.labels["camera"]).to_json()["camera_matrix"] == f.labels["camera"]["camera_matrix"]

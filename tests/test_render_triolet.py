@@ -11,24 +11,24 @@ import numpy as np
 import pytest
 from render_helpers import quiet_look, signed_area
 
-from vision.render.camera import CameraSpec
-from vision.render.difficulty import DIFFICULTIES
-from vision.render.fonts import resolved_typeface
-from vision.render.hands import HandSpec
-from vision.render.sampling import random_camera, random_look
-from vision.render.styles import StylePool
-from vision.render.triolet import (
+from lab.render.camera import CameraSpec
+from lab.render.difficulty import DIFFICULTIES
+from lab.render.fonts import resolved_typeface
+from lab.render.hands import HandSpec
+from lab.render.sampling import random_camera, random_look
+from lab.render.styles import StylePool
+from lab.render.triolet import (
     TilePlacement,
     TrioletScene,
     playing_corners_mm,
     render_triolet,
     tile_corners_mm,
 )
-from vision.render.triolet_board import TRIPLE, parse_square, rotate_square, square_name
-from vision.render.triolet_legibility import INK_GRID, face_seen
-from vision.render.triolet_random import random_triolet_frame, random_triolet_scene
-from vision.render.triolet_tiles import TILE_COUNTS, face_ink
-from vision.sim.triolet_position import _block_ok, _runs_ok, random_position
+from lab.render.triolet_board import TRIPLE, parse_square, rotate_square, square_name
+from lab.render.triolet_legibility import INK_GRID, face_seen
+from lab.render.triolet_random import random_triolet_frame, random_triolet_scene
+from lab.render.triolet_tiles import TILE_COUNTS, face_ink
+from lab.sim.triolet_position import _block_ok, _runs_ok, random_position
 
 SMALL = (640, 360)
 
@@ -207,7 +207,7 @@ def test_render_triolet_style_hold_out() -> None:
 def test_render_triolet_still_matches_engine_replay(seed: int) -> None:
     """A still's tiles are the board of a legal engine game: replaying it with Session gives them."""
     from engine.core.session import Session
-    from vision.sim.driver import play_game
+    from lab.sim.driver import play_game
 
     f = random_triolet_frame(seed, "normal", size=SMALL)
     pos = f.labels["position"]

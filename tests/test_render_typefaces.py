@@ -1,4 +1,4 @@
-"""The renderer's outline typefaces come with the repository (``vision/render/typefaces``), so a
+"""The renderer's outline typefaces come with the repository (``lab/render/typefaces``), so a
 seed renders the same picture on every machine, and a held-out typeface is really drawn."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.render import random_frame
-from vision.render.fonts import _ttf_text, resolved_typeface
-from vision.render.make_typefaces import SYSTEM
-from vision.render.styles import TYPEFACE_DIR, TYPEFACES
-from vision.triolet.holdout import HELD_OUT, held_out_pool
+from lab.render import random_frame
+from lab.render.fonts import _ttf_text, resolved_typeface
+from lab.render.holdout import HELD_OUT, held_out_pool
+from lab.render.make_typefaces import SYSTEM
+from lab.render.styles import TYPEFACE_DIR, TYPEFACES
 
 OUTLINE = [t for t in TYPEFACES.values() if t.kind == "ttf" and t.path]
 

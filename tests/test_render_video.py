@@ -11,7 +11,7 @@ import pytest
 
 from engine.core.record import parse_record
 from engine.core.session import Session
-from vision.render.video import GameVideo, VideoSpec, write_game_video
+from lab.render.video import GameVideo, VideoSpec, write_game_video
 
 SMALL = (320, 180)
 
@@ -88,10 +88,10 @@ def test_triolet_take_back_tiles_are_tiles_the_game_still_has_t_b3() -> None:
     import numpy as np
 
     from engine.triolet.tiles import VALUE_COUNTS
-    from vision.render.difficulty import difficulty
-    from vision.render.styles import StylePool
-    from vision.render.triolet import TilePlacement
-    from vision.render.video import _Triolet
+    from lab.render.difficulty import difficulty
+    from lab.render.styles import StylePool
+    from lab.render.triolet import TilePlacement
+    from lab.render.video import _Triolet
 
     ad = _Triolet(VideoSpec(game="triolet", seed=3), None, np.random.default_rng(3), difficulty("easy"), StylePool())
     fifteens = [TilePlacement(f"{c}1", 15, False, 0, 0.0, (0.0, 0.0)) for c in "ABC"]

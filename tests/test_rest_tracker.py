@@ -18,7 +18,7 @@ from engine.core.record import load_record
 from engine.core.session import Session
 from engine.tritiles.geometry import vertices
 from engine.tritiles.tiles import rotations
-from vision.tracker.evaluate_pictures import lattice_match, moved_tile, rotate_vertex, run_picture_file
+from lab.evaluate.pictures import lattice_match, moved_tile, rotate_vertex, run_picture_file
 from vision.tracker.observer import Frame
 from vision.tracker.tile_lattice import FieldMap, origin_placement, place_on_lattice, vertex_xy
 from vision.tracker.tiles_follower import TilesFollower
@@ -155,7 +155,7 @@ def test_tile_follower_follows_a_game_through_a_nudged_camera_M_P1() -> None:
 # -- rendered games, end to end ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def videos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
-    from vision.render.video import VideoSpec, write_game_video
+    from lab.render.video import VideoSpec, write_game_video
 
     folder = tmp_path_factory.mktemp("rest")
     out = {}

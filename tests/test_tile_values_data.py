@@ -1,11 +1,11 @@
-"""The corner-value net's training data (vision/models/train_tile_values.py): crops cut from the
+"""The corner-value net's training data (lab/train/train_tile_values.py): crops cut from the
 finder's own outlines carry the values printed there."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.models.train_tile_values import finder_crops, frame_crops
+from lab.train.train_tile_values import finder_crops, frame_crops
 
 
 def test_finder_crops_are_labelled_with_the_values_they_show() -> None:
@@ -13,7 +13,7 @@ def test_finder_crops_are_labelled_with_the_values_they_show() -> None:
     crops cut from the finder's outlines (a label taken from the wrong corner would agree about one
     time in six; stop 25's net, trained on true outlines only, read 40 of these 45 right), and the
     frame's crops hold those of the jittered true outlines too."""
-    from vision.render.triangles import random_triangles_frame
+    from lab.render.triangles import random_triangles_frame
     from vision.tritiles.values import VALUES_PATH
 
     frame = random_triangles_frame("trio_domino", 3, "easy")

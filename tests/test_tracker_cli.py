@@ -12,13 +12,13 @@ import pytest
 
 from companion_api.cli import main
 from engine.core.record import load_record
+from lab.evaluate.videos import load_labels, same_placement, to_view, view_turns
 from vision.sources import FolderSource, SourceError, VideoFileSource, open_source
-from vision.tracker.evaluate import load_labels, same_placement, to_view, view_turns
 
 
 @pytest.fixture(scope="module")
 def game_video(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from vision.render.video import VideoSpec, write_game_video
+    from lab.render.video import VideoSpec, write_game_video
 
     spec = VideoSpec(game="triolet", seed=4, fps=8.0, size=(640, 360), max_events=3, takeback_prob=0.0,
                      light_change_prob=0.0, nudge_prob=0.0)

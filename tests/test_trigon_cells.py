@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.models.eval_trigon_cells import frame_truth, plate_radius, true_homography
-from vision.render.styles import StylePool
-from vision.render.trigon import random_trigon_frame
+from lab.render.styles import StylePool
+from lab.render.trigon import random_trigon_frame
+from lab.train.eval_trigon_cells import frame_truth, plate_radius, true_homography
 from vision.trigon import colours
 from vision.trigon.colours import CLASSES, CellColour, classify_cells, classify_cells_rule
 from vision.trigon.geometry import cell_table

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render.trigon import random_trigon_frame
+from lab.render.trigon import random_trigon_frame
 from vision.trigon import locate as TL
 from vision.trigon.geometry import SQRT3, hexagon_corners
 from vision.trigon.grid import consistent_offset, family_images, lattice_shifts, local_offsets

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from triolet_helpers import ROOT, run_cli
 
-from companion_api.bench import engine_triolet
 from companion_api.cli import main
+from lab.bench import engine_triolet
 
 HEADER = {"format": "table-companion/1", "game": "triolet", "players": ["Ana", "Ben"], "options": {},
           "first_player": 0}

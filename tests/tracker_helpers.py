@@ -17,15 +17,15 @@ from typing import Any
 import numpy as np
 
 from engine.core.header import Header
-from vision.render.camera import CameraSpec
-from vision.render.difficulty import difficulty
-from vision.render.hands import HandSpec
-from vision.render.look import LookSpec
-from vision.render.sampling import random_camera, random_look
-from vision.render.styles import StylePool
-from vision.render.triolet import TilePlacement, TrioletScene, playing_corners_mm, render_triolet, square_centre_mm
-from vision.render.triolet_board import board_outer_mm
-from vision.render.triolet_random import random_triolet_scene
+from lab.render.camera import CameraSpec
+from lab.render.difficulty import difficulty
+from lab.render.hands import HandSpec
+from lab.render.look import LookSpec
+from lab.render.sampling import random_camera, random_look
+from lab.render.styles import StylePool
+from lab.render.triolet import TilePlacement, TrioletScene, playing_corners_mm, render_triolet, square_centre_mm
+from lab.render.triolet_board import board_outer_mm
+from lab.render.triolet_random import random_triolet_scene
 from vision.tracker import MoveTracker, OracleObserver, TrackerOptions, TrackerOutput
 from vision.tracker.oracle import Misread
 
@@ -200,7 +200,7 @@ def run_tracker(script: Script, misreads: tuple[Misread, ...] = (), options: Tra
 
 def view(script: Script, square: str) -> str:
     """The name of a square (labels' board frame) in the tracker's frame (the first view)."""
-    from vision.tracker.evaluate import view_turns
+    from lab.evaluate.videos import view_turns
     from vision.tracker.layout import TRIOLET_LAYOUT, rotate_cell
 
     return rotate_cell(TRIOLET_LAYOUT, square, view_turns(script.frames[0][1]))

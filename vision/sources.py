@@ -16,7 +16,6 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -230,61 +229,12 @@ class CameraSource:
         yield from _read_all(cap, lambda _i: time.monotonic() - t0)
 
 
-@dataclass
-class SimSource:
-    """The renderer's simulated table (``vision.render.video``), frame by frame, with its labels.
-
-    ``labels`` keeps the labels of recent frames by index (for the oracle observer);
-    ``record_text()`` is the truth record once the game has been iterated; ``header`` is the
-    simulated game's header (its first player is the simulation's choice).
-    """
-
-    game: str = "triolet"
-    seed: int = 0
-    fps: float = 10.0
-    size: tuple[int, int] = (1280, 720)
-    players: int = 2
-    options: dict[str, Any] = field(default_factory=dict)
-    keep_labels: int = 64
-    labels: dict[int, dict[str, Any]] = field(default_factory=dict)
-    frame_count: int = 0
-
-    def __post_init__(self) -> None:
-        from vision.render.video import GameVideo, VideoSpec
-
-        self.video = GameVideo(VideoSpec(game=self.game, seed=self.seed, fps=self.fps, size=self.size,
-                                         players=self.players, **self.options))
-
-    def __iter__(self) -> Iterator[FrameTuple]:
-        for i, (img, labels) in enumerate(self.video.frames()):
-            self.labels[i] = labels
-            self.labels.pop(i - self.keep_labels, None)
-            yield i, i / self.fps, img
-
-    @property
-    def header(self) -> Any:
-        return self.video.sim.header
-
-    def labels_of(self, index: int) -> dict[str, Any] | None:
-        return self.labels.get(index)
-
-    def record_text(self) -> str:
-        return str(self.video.record_text())
-
-
-FrameSource = VideoFileSource | FolderSource | CameraSource | SimSource
+FrameSource = VideoFileSource | FolderSource | CameraSource
 
 
 def open_source(text: str, fps: float | None = None) -> FrameSource:
-    """``camera:N``, ``video:PATH``, ``sim`` / ``sim:SEED``, or a plain path (video file or frame folder)."""
+    """``camera:N``, ``video:PATH``, or a plain path (video file or frame folder)."""
     kind, sep, arg = text.partition(":")
-    if text == "sim" or (kind == "sim" and sep):
-        seed = 0
-        if arg:
-            if not arg.isdigit():
-                raise SourceError(f"{text}: the seed must be a number, like sim:3")
-            seed = int(arg)
-        return SimSource(seed=seed, fps=fps or 10.0)
     if kind == "camera" and sep:
         if not arg.isdigit():
             raise SourceError(f"{text}: the camera must be a number, like camera:0")

@@ -1,4 +1,5 @@
-"""The ``companion`` command line. Each subcommand lives in its own module of this package.
+"""The ``companion`` command line. Each subcommand lives in its own module of this package; other
+packages add commands through ``companion_api.plugins`` (the lab's ``render`` and ``bench``).
 
 Exit codes (INTERFACES): 0 success, 2 bad usage or bad input (one line on stderr), 3 no board.
 """
@@ -10,12 +11,14 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import bench, calibrate, check, export, hub, moves, read, render, replay, serve, tokens
+from ..plugins import command_registrars
+from . import calibrate, check, export, hub, moves, read, replay, serve, tokens
 from .common import CliError, missing_subcommand
 
-#: Subcommand modules, in the order ``companion --help`` lists them. Each defines
-#: ``register(subparsers)`` which adds its parser and sets ``func`` (returning an exit code).
-COMMAND_MODULES = (check, moves, export, read, replay, serve, hub, tokens, render, calibrate, bench)
+#: Subcommand modules, in the order ``companion --help`` lists them (the plugged-in commands, e.g.
+#: the lab's ``render`` and ``bench``, follow). Each defines ``register(subparsers)`` which adds its
+#: parser and sets ``func`` (returning an exit code).
+COMMAND_MODULES = (check, moves, export, read, replay, serve, hub, tokens, calibrate)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMAND_MODULES:
         module.register(sub)
+    for register in command_registrars():
+        register(sub)
     return parser
 
 

@@ -8,9 +8,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from companion_api.cli.text_table import format_table
 from engine.core import Header
-
-from ..bench.table import format_table
 
 FORMATS = ("jsonl", "table")
 

@@ -185,7 +185,7 @@ def _tracker(args: argparse.Namespace, header: Header, fix: Any) -> Any:
 
 
 def _labels(path: str) -> list[Any]:
-    from vision.tracker.evaluate import load_labels
+    from vision.tracker.oracle import load_labels
 
     try:
         return load_labels(path)

@@ -8,8 +8,10 @@ candidate), on every read or only until the tracker looks again (``effort`` > 0)
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -120,3 +122,9 @@ def _confusion(truth: str, byte: int) -> str:
         return CONFUSIONS[truth]
     v = 0 if truth == WILD else int(truth)
     return str((v + 1 + byte % 15) % 16)
+
+
+def load_labels(path: str | Path) -> list[dict[str, Any]]:
+    """A rendered video's labels, one JSON object per frame (``VIDEO.labels.jsonl``)."""
+    with Path(path).open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

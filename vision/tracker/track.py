@@ -13,12 +13,12 @@ from .tracker import MoveTracker, TrackerOptions
 
 
 def default_observer(game: str, source: Any = None) -> BoardObserver:
-    """The real reader for ``game`` (the oracle for the simulated table, whose truth is known)."""
-    from vision.sources import SimSource
-
-    if isinstance(source, SimSource):
+    """The real reader for ``game``; the oracle for a source that carries its frames' labels
+    (``labels_of(index)``: a rendered table, whose truth is known)."""
+    labels_of = getattr(source, "labels_of", None)
+    if callable(labels_of):
         from .oracle import OracleObserver
-        return OracleObserver(source.labels_of)
+        return OracleObserver(labels_of)
     from .reader import ReaderObserver
     return ReaderObserver(game)
 
@@ -46,7 +46,7 @@ def tracker_for(header: Header, frames: Any = None, corners: Sequence[Sequence[f
 def track(source: str, header: Header, corners: Sequence[Sequence[float]] | None = None,
           options: TrackerOptions | None = None, observer: BoardObserver | None = None,
           on_start: Callable[[Any], None] | None = None) -> Iterator[TrackerOutput]:
-    """Follow the game seen by ``source`` (``camera:N``, ``video:PATH``, ``sim``): yield every
+    """Follow the game seen by ``source`` (``camera:N``, ``video:PATH``, a frame folder): yield every
     output that carries an event (place, illegal attempt, undo), with ``before_png``/``after_png``.
 
     ``corners`` (INTERFACES §3 order, e.g. confirmed on the phone) skip the first board search.
@@ -54,11 +54,9 @@ def track(source: str, header: Header, corners: Sequence[Sequence[float]] | None
     phone's manual events (exchange, pass, reveal, wild values, corrections) to ``submit``, so the
     tracker's turn order and seq numbers stay those of the table's session.
     """
-    from vision.sources import SimSource, open_source
+    from vision.sources import open_source
 
     frames = open_source(source)
-    if isinstance(frames, SimSource) and len(header.players) != frames.players:
-        frames = SimSource(seed=frames.seed, fps=frames.fps, players=len(header.players))
     if header.game == "triolet":
         obs = observer or default_observer(header.game, frames)
         fix = BoardFix.from_corners(corners) if corners is not None else None

@@ -3,7 +3,7 @@
 Two methods (``METHOD``):
 
 ``"net"`` (default): a small fully-convolutional net (``vision/models/trigon_cells.npz``, trained on
-rendered frames by ``vision/models/train_trigon_cells.py``) over the board seen straight on at
+rendered frames by ``lab/train/train_trigon_cells.py``) over the board seen straight on at
 ``NET_UNIT`` pixels per cell edge. Its input is the view's log colour relative to a reference grey:
 the median colour of the least coloured 40 % of the triangles (most triangles are empty, and the
 covered ones spread over four hues), so the board's own tint and the light's colour cancel; the
@@ -82,7 +82,7 @@ class CellColour:
 
 
 class CellNetMissingError(RuntimeError):
-    """The Trigon cell net's weight file is missing (train it with vision/models/train_trigon_cells.py)."""
+    """The Trigon cell net's weight file is missing (train it with lab/train/train_trigon_cells.py)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -297,7 +297,7 @@ def load_cell_net(path: str | None = None) -> CellNet:
     """The cell net from ``path`` (default: the committed ``trigon_cells.npz``)."""
     p = Path(path) if path else CELLS_NET_PATH
     if not p.exists():
-        raise CellNetMissingError(f"{p}: Trigon cell net missing (run python3 -m vision.models.train_trigon_cells)")
+        raise CellNetMissingError(f"{p}: Trigon cell net missing (run python3 -m lab.train.train_trigon_cells)")
     with np.load(p) as d:
         return net_from_arrays({k: d[k] for k in d.files})
 

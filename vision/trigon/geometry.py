@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.trigon.board import hexagon_cells
-from vision.render.trigon_geometry import SQRT3, cell_name, cell_vertices_mm, hexagon_corners_mm, is_up
+from vision.trigon.board_geometry import SQRT3, cell_name, cell_vertices_mm, hexagon_corners_mm, is_up
 
 F64 = NDArray[np.float64]
 Cell = tuple[int, int]

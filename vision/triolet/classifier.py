@@ -1,7 +1,7 @@
 """The square classifier: a one-hidden-layer MLP in numpy over ``features`` (no cv2.ml, no torch).
 
 Classes 0–15 are tile values, 16 a wild (star), 17 an empty square. The weights live in
-``vision/models/triolet_squares.npz`` (trained by ``vision/models/train_triolet_digits.py``).
+``vision/models/triolet_squares.npz`` (trained by ``lab/train/train_triolet_digits.py``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class Mlp:
 
 
 class ModelMissingError(RuntimeError):
-    """The committed model file is missing (train it with vision/models/train_triolet_digits.py)."""
+    """The committed model file is missing (train it with lab/train/train_triolet_digits.py)."""
 
 
 @lru_cache(maxsize=2)
@@ -72,6 +72,6 @@ def load_model(path: str | None = None) -> Mlp:
     """The committed square classifier."""
     p = Path(path) if path else MODEL_PATH
     if not p.exists():
-        raise ModelMissingError(f"{p}: model file missing (run python3 -m vision.models.train_triolet_digits)")
+        raise ModelMissingError(f"{p}: model file missing (run python3 -m lab.train.train_triolet_digits)")
     d = np.load(p)
     return Mlp(*(np.asarray(d[k], np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))

@@ -6,7 +6,7 @@ float rounding.
 
 The net: the 56 px BGR crop is shrunk by area averaging to ``in_size`` px, standardised per crop,
 then 3×3 convolutions (batch norm folded into their weights) each followed by ReLU and a 2×2 max
-pool, a ReLU hidden layer and the 18 outputs. Trained by ``vision/models/train_triolet_cnn.py``;
+pool, a ReLU hidden layer and the 18 outputs. Trained by ``lab/train/train_triolet_cnn.py``;
 weights in ``vision/models/triolet_cnn.npz``.
 """
 
@@ -47,7 +47,7 @@ Runner = Callable[[F32], F32]
 
 
 class CnnMissingError(RuntimeError):
-    """The CNN weight file is missing (train it with vision/models/train_triolet_cnn.py)."""
+    """The CNN weight file is missing (train it with lab/train/train_triolet_cnn.py)."""
 
 
 def area_matrix(src: int, dst: int) -> F32:
@@ -195,6 +195,6 @@ def load_cnn(path: str | None = None) -> SquareCnn:
     """The square CNN from ``path`` (default: the committed ``triolet_cnn.npz``)."""
     p = Path(path) if path else CNN_PATH
     if not p.exists():
-        raise CnnMissingError(f"{p}: CNN weight file missing (run python3 -m vision.models.train_triolet_cnn)")
+        raise CnnMissingError(f"{p}: CNN weight file missing (run python3 -m lab.train.train_triolet_cnn)")
     with np.load(p) as d:
         return cnn_from_arrays({k: d[k] for k in d.files})

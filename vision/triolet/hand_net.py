@@ -4,8 +4,8 @@ The two square nets learnt from every kind of crop; tiles partly under a hand we
 in seven of their training. The hand nets (``cnn.HAND_CNN_PATHS``) are those two nets fine-tuned on
 pictures that all have a hand over the board: 13,300 tiles partly under a hand with at least half
 their printed marks in view (given twice), 20,000 empty squares under hands and the clear squares
-of the same pictures (``vision/models/data_triolet_hand_scenes.py``; the training command is in
-``vision/models/train_triolet_cnn.py``'s docstring). On the squares a hand touches that may hold a
+of the same pictures (``lab/train/data_triolet_hand_scenes.py``; the training command is in
+``lab/train/train_triolet_cnn.py``'s docstring). On the squares a hand touches that may hold a
 tile, their reading (each net in the four quarter turns, the two averaged) takes the place of what
 the two nets and the closer look read before (``HAND_NET_WEIGHT``: the share it gets).
 """

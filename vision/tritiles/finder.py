@@ -1,7 +1,7 @@
 """The tile finder net: a picture of tiles on a table → three maps at a quarter of its resolution
 (tile centres, tile corners, tile faces), and the tiles assembled from them.
 
-The net (``vision/models/tile_finder.npz``, trained by ``vision/models/train_tile_finder.py`` on
+The net (``vision/models/tile_finder.npz``, trained by ``lab/train/train_tile_finder.py`` on
 rendered frames): two stride-2 3×3 convolutions, then 3×3 convolutions dilated 1, 2, 4, 8, 1 (a
 view about three tiles wide), ReLUs, and a 1×1 convolution to three sigmoid maps. It runs in ONNX
 Runtime, or in OpenCV's DNN module where that is not installed (``vision.onnx_proto`` writes the
@@ -47,7 +47,7 @@ MEAN, SPREAD = 0.5, 0.25
 
 
 class FinderMissingError(RuntimeError):
-    """The finder's weight file is missing (train it with vision/models/train_tile_finder.py)."""
+    """The finder's weight file is missing (train it with lab/train/train_tile_finder.py)."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def load_finder(path: str | None = None) -> FinderNet:
     """The finder net from ``path`` (default: the committed ``tile_finder.npz``)."""
     p = Path(path) if path else FINDER_PATH
     if not p.exists():
-        raise FinderMissingError(f"{p}: tile finder weights missing (run python3 -m vision.models.train_tile_finder)")
+        raise FinderMissingError(f"{p}: tile finder weights missing (run python3 -m lab.train.train_tile_finder)")
     with np.load(p) as d:
         return finder_from_arrays({k: d[k] for k in d.files})
 

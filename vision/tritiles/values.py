@@ -258,7 +258,7 @@ def mark_quality(windows: list[U8], pips: bool) -> float:
 def net_value_scores(image: U8, tiles_cw: list[F64], path: str | None = None) -> list[list[F64]]:
     """Per tile (clockwise corners), per corner: log-probabilities of values 0–5 from the corner-value
     net (``VALUES_PATH``: the Triolet reader's square-CNN architecture with six outputs, trained by
-    ``vision/models/train_tile_values.py``)."""
+    ``lab/train/train_tile_values.py``)."""
     from vision.triolet.cnn import load_cnn
 
     if not tiles_cw:

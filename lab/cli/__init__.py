@@ -1,0 +1,1 @@
+"""The lab's commands of ``companion``: ``render`` and ``bench``."""

@@ -1,0 +1,1 @@
+"""Scoring readings and followed games against the renderer's truth."""

@@ -1,0 +1,1 @@
+"""Scripts that make training data from the renderer and train the committed models (``vision/models``)."""

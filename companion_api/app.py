@@ -27,7 +27,9 @@ from engine.core.record import dump_record
 
 from .auth import TableWriter, Viewer, get_tokens
 from .board_picture import image_size, side_by_side
+from .camera_page import router as camera_router
 from .events_bus import EventBus, Message
+from .phone_camera import PhoneCamera
 from .settings import Settings
 from .sources import build_source, parse_source
 from .store import Store
@@ -89,6 +91,9 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         app.state.bus = bus
         app.state.table = table
         app.state.tokens = store.tokens()
+        # the phone's frames (WS /api/camera) feed the table only with --source phone
+        app.state.phone_camera = getattr(factory, "camera", None) or PhoneCamera(active=False,
+                                                                                 source_name=settings.source)
         if settings.announce:
             what = "resuming" if table.resumed else "new"
             print(f"companion serve: {what} {table.header.game} game {table.game_id} "
@@ -115,6 +120,7 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
                                                       "errors": jsonable_encoder(exc.errors())})
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.include_router(camera_router)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

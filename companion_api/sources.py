@@ -1,5 +1,6 @@
 """Table sources by name: ``sim`` (the simulated table: renderer + vision tracker in real time),
 ``sim-lite`` (the engine-only simulated table, for slow machines), ``video:PATH``, ``camera:N``,
+``phone`` (a phone's camera page streaming over ``WS /api/camera``: :mod:`companion_api.phone_camera`)
 and ``render[:SEED]`` (renderer + tracker at full size, 10 fps: heavy, for experiments).
 
 Everything but ``sim-lite`` needs the vision tracker (``vision.tracker``); without it ``sim`` falls
@@ -24,7 +25,7 @@ class SourceError(ValueError):
 
 @dataclass(frozen=True)
 class SourceSpec:
-    """A parsed ``--source``: ``kind`` is ``sim``, ``sim-lite``, ``video``, ``camera`` or ``render``."""
+    """A parsed ``--source``: ``kind`` is ``sim``, ``sim-lite``, ``video``, ``camera``, ``phone`` or ``render``."""
 
     kind: str
     arg: str = ""
@@ -34,9 +35,9 @@ class SourceSpec:
 
 
 def parse_source(text: str) -> SourceSpec:
-    """Parse ``sim``, ``sim-lite``, ``video:PATH``, ``camera:N`` or ``render[:SEED]``; ``SourceError`` says
-    what is wrong."""
-    if text in ("sim", "sim-lite", "render"):
+    """Parse ``sim``, ``sim-lite``, ``video:PATH``, ``camera:N``, ``phone`` or ``render[:SEED]``;
+    ``SourceError`` says what is wrong."""
+    if text in ("sim", "sim-lite", "render", "phone"):
         return SourceSpec(text)
     kind, sep, arg = text.partition(":")
     if kind == "video" and sep:
@@ -50,7 +51,7 @@ def parse_source(text: str) -> SourceSpec:
             what = "camera" if kind == "camera" else "seed"
             raise SourceError(f"--source {text}: the {what} must be a number, like {kind}:0")
         return SourceSpec(kind, arg)
-    raise SourceError(f"--source {text!r}: expected sim, sim-lite, video:PATH, camera:N or render[:SEED]")
+    raise SourceError(f"--source {text!r}: expected sim, sim-lite, video:PATH, camera:N, phone or render[:SEED]")
 
 
 def tracker_module() -> Any:
@@ -107,6 +108,9 @@ def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) ->
         raise SourceError("camera and video sources are not available yet: vision.tracker has no MoveTracker")
     from .tracker_source import TrackerSource
 
+    if spec.kind == "phone":
+        return PhoneFactory()
+
     def make_tracker(ctx: SourceContext) -> TableSource:
         if spec.kind == "render":
             from vision.sources import SimSource
@@ -119,3 +123,17 @@ def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) ->
         return TrackerSource(str(spec), ctx, speed=speed, pace=spec.kind == "video")
 
     return make_tracker
+
+
+class PhoneFactory:
+    """Makes the ``phone`` source of each game; ``camera`` is what ``WS /api/camera`` feeds."""
+
+    def __init__(self) -> None:
+        from .phone_camera import PhoneCamera
+
+        self.camera = PhoneCamera()
+
+    def __call__(self, ctx: SourceContext) -> TableSource:
+        from .phone_camera import PhoneSource
+
+        return PhoneSource(ctx, self.camera)

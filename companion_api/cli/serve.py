@@ -21,7 +21,8 @@ def register(sub: Any) -> None:
         "the built-in simulated table. Prints the viewer URL and the table token on start.",
     )
     p.add_argument("--source", default="sim",
-                   help="camera:N | video:PATH | sim (default: renderer + vision tracker in real time) | "
+                   help="camera:N | video:PATH | phone (a phone's camera page: the camera: link) | "
+                   "sim (default: renderer + vision tracker in real time) | "
                    "sim-lite (engine-only simulated table, for slow machines) | render[:SEED] (full size, heavy)")
     p.add_argument("--game", default="triolet", help="game id (default: triolet)")
     p.add_argument("--players", default="2",
@@ -36,6 +37,10 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=seed_number, default=1, help="seed of the simulated table's games")
     p.add_argument("--new-game", action="store_true", help="start a new game instead of resuming the last one")
     p.add_argument("--public-url", default=None, help="URL phones use to reach this server (for the QR code)")
+    p.add_argument("--https-port", type=int, default=None,
+                   help="HTTPS port of the camera page (default: --port + 1; any free port with --port 0)")
+    p.add_argument("--cert", default=None, help="a proper certificate (PEM) for HTTPS instead of the local one")
+    p.add_argument("--key", default=None, help="the private key (PEM) of --cert")
     p.set_defaults(func=run)
 
 
@@ -83,6 +88,14 @@ def run(args: argparse.Namespace) -> int:
     db = Path(args.db) if args.db else default_db_path()
     if db.is_dir():
         raise CliError(f"--db {db}: is a folder, expected a file")
+    https_port = args.https_port if args.https_port is not None else (args.port + 1 if args.port else 0)
+    if not 0 <= https_port < 65536 or (https_port and https_port == args.port):
+        raise CliError(f"--https-port {https_port}: must be 0-65535 and differ from --port")
+    if (args.cert is None) != (args.key is None):
+        raise CliError("--cert and --key go together: give both, or neither for the local certificate")
+    for flag, value in (("--cert", args.cert), ("--key", args.key)):
+        if value is not None and not Path(value).is_file():
+            raise CliError(f"{flag} {value}: no such file")
     settings = Settings(source=str(spec), game=args.game, players=players, db=db, host=args.host, port=args.port,
                         speed=args.speed, seed=args.seed, new_game=args.new_game, public_url=args.public_url,
                         announce=True)
@@ -92,10 +105,11 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     except Exception as exc:  # sqlite3.Error, OSError
         raise CliError(f"--db {db}: cannot open the database ({exc})") from None
-    return serve(settings, factory, tokens.viewer, tokens.table)
+    return serve(settings, factory, tokens.viewer, tokens.table, https_port, args.cert, args.key)
 
 
-def serve(settings: Any, factory: Any, viewer: str, table: str) -> int:
+def serve(settings: Any, factory: Any, viewer: str, table: str, https_port: int = 0,
+          cert: str | None = None, key: str | None = None) -> int:
     import socket
 
     import uvicorn
@@ -112,10 +126,19 @@ def serve(settings: Any, factory: Any, viewer: str, table: str) -> int:
     port = sock.getsockname()[1]
     host = settings.host if settings.host not in ("0.0.0.0", "::") else socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
+    camera = https_socket(settings, https_port, cert, key)
     print(f"viewer: http://{shown}:{port}/?token={viewer}", flush=True)
     print(f"table token: {table}", flush=True)
+    camera.announce(shown, table, settings.source == "phone")
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False)
     server = uvicorn.Server(config)
     sys.stdout.flush()
-    server.run(sockets=[sock])
+    camera.run(app, server, sock)
     return 0
+
+
+def https_socket(settings: Any, port: int, cert: str | None, key: str | None) -> Any:
+    """The camera page's HTTPS listener (bound now, so a busy port is a clear exit 2)."""
+    from ..camera_https import CameraHttps
+
+    return CameraHttps.open(settings.host, port, Path(settings.db).parent, cert, key)

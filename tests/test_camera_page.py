@@ -366,3 +366,27 @@ def test_the_camera_page_reconnects_after_the_server_restarts(tmp_path: Path) ->
         finally:
             browser.close()
 
+
+
+@pytest.mark.slow
+def test_bench_camera_prints_its_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from companion_api.cli import main
+
+    code = main(["bench", "camera", "--videos", "1", "--events", "2", "--size", "640x360", "--seed", "4",
+                 "--cache", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    lines = out.splitlines()
+    header = lines[1].split("  ")
+    assert "latency ms (median)" in lines[1] and lines[2].startswith("------")
+    cells = lines[3].split()
+    assert header[0] == "videos" and cells[:5] == ["1", "2", "100.0", "0", "0"], out  # both moves, nothing false
+    assert 0 < float(cells[5].replace(",", "")) < 3000  # a latency was measured
+
+
+def test_bench_camera_names_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from companion_api.cli import main
+
+    assert main(["bench", "camera", "--size", "big"]) == 2
+    err = capsys.readouterr().err
+    assert "--size big" in err and len(err.strip().splitlines()) == 1

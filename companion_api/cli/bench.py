@@ -19,6 +19,7 @@ TARGETS = {
     "decide": "the Triolet reader's rules alone, paired on kept evidence: boards gained and lost",
     "replay": "following rendered game videos: moves recovered, false/missed events, latency",
     "serve": "live updates: latency from event commit to receipt on concurrent SSE clients",
+    "camera": "the phone as the camera: moves scored and hand-leaves-to-phone latency over WS /api/camera",
     "render": "synthetic renderer: frames rendered per second",
 }
 

@@ -335,6 +335,7 @@ def _place(line: dict[str, Any], header: Any) -> Any:
     return parse_event_line({"type": "place", "player": line["player"], "tiles": line["tiles"]}, header)
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @needs_chromium
 def test_the_camera_page_reconnects_after_the_server_restarts(tmp_path: Path) -> None:

@@ -3,12 +3,13 @@
 Renders (once, into a cache folder) short simulated Triolet games, then for each one starts a
 table server with ``--source phone`` and plays the part of the phone: the video runs in real time
 as if in front of the camera; the "phone" grabs the frame showing at each moment, encodes it as a
-JPEG and sends it over ``WS /api/camera``, one frame in flight and at the rate the server asks
-for (as the camera page does), while a viewer follows ``GET /api/stream``. Prints moves scored
-exactly, false and missed events, and the **hand-leaves-to-phone latency**: from the moment the
-first frame without the hand is in front of the camera to the viewer receiving the move
-(wall clock; the tracker's own 0.5 s stillness wait starts when the hand stops changing the board,
-often before it leaves the picture, as in ``bench replay``).
+JPEG (at the width the server asks for) and sends it over ``WS /api/camera``, one frame in flight
+and at the rate the server asks for (as the camera page does), while a viewer follows
+``GET /api/stream``. Prints moves scored exactly, false and missed events, and the
+**hand-leaves-to-phone latency**: from the moment the first frame without the hand is in front of
+the camera to the viewer receiving the move (wall clock; the tracker's own 0.5 s stillness wait
+starts when the hand stops changing the board, often before it leaves the picture, as in
+``bench replay``).
 """
 
 from __future__ import annotations
@@ -190,6 +191,7 @@ def _play(url: str, shown: list[Any], fps: float, quality: int, cv2: Any) -> tup
     with connect(url, max_size=None) as ws:
         hello = json.loads(ws.recv())
         want = float(hello.get("want_fps") or fps)
+        width = int(hello.get("send_width") or 0)
         t0 = time.monotonic()
         last = -1.0
         while True:
@@ -201,7 +203,11 @@ def _play(url: str, shown: list[Any], fps: float, quality: int, cv2: Any) -> tup
                 time.sleep(min(0.005, 1.0 / want - (now - last)))
                 continue
             last = now
-            _ok, buf = cv2.imencode(".jpg", shown[i], [cv2.IMWRITE_JPEG_QUALITY, quality])
+            img = shown[i]
+            h, w = img.shape[:2]
+            if width and w > width:  # as the page: scaled to the width the server reads
+                img = cv2.resize(img, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
+            _ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
             ws.send(buf.tobytes())
             answer = json.loads(ws.recv())
             want = float(answer.get("want_fps") or want)

@@ -65,9 +65,12 @@ function draw() {
   requestAnimationFrame(draw);
 }
 
-function grabJpeg() {
-  const w = video.videoWidth, h = video.videoHeight;
-  if (!w || !h) return Promise.resolve(null);
+function grabJpeg(maxWidth) {
+  // the camera's picture as a JPEG, scaled down to maxWidth (the server reads no wider)
+  const vw = video.videoWidth, vh = video.videoHeight;
+  if (!vw || !vh) return Promise.resolve(null);
+  const scale = maxWidth && vw > maxWidth ? maxWidth / vw : 1;
+  const w = Math.round(vw * scale), h = Math.round(vh * scale);
   grab.width = w; grab.height = h;
   grab.getContext("2d").drawImage(video, 0, 0, w, h);
   return new Promise((resolve) => grab.toBlob(resolve, "image/jpeg", 0.85));
@@ -80,7 +83,7 @@ async function maybeSend() {
   if (now - state.lastSent < 1000 / Math.max(0.5, state.wantFps)) return;
   state.inFlight = true;
   state.lastSent = now;
-  const blob = await grabJpeg();
+  const blob = await grabJpeg(state.answer && state.answer.send_width);
   if (!blob || !state.open) { state.inFlight = false; return; }
   try { state.ws.send(blob); state.sent += 1; } catch (e) { state.inFlight = false; }
 }
@@ -125,7 +128,7 @@ document.addEventListener("visibilitychange", () => { if (!document.hidden) keep
 
 async function takePicture(kind) {
   savedEl.textContent = "taking the picture…";
-  const blob = await grabJpeg();
+  const blob = await grabJpeg(0);  // full size for calibration
   if (!blob) { savedEl.textContent = "no camera picture yet"; return; }
   const r = await fetch(`/api/camera/picture?kind=${kind}`, {
     method: "POST", body: blob,

@@ -232,15 +232,18 @@ class PhoneSource(TrackerSource):
             (dx, dy), _resp = cv2.phaseCorrelate(self._prev_small, small)
             shaking = float(np.hypot(dx, dy)) > SHAKE_FRACTION * 160
         self._prev_small = small
-        located = fix is not None
-        corners = None if fix is None else [[round(float(x), 1), round(float(y), 1)] for x, y in fix.corners_px]
+        if hasattr(tracker, "fix"):  # the move tracker (Triolet): the board's fix gives the outline
+            located = fix is not None
+            corners = None if fix is None else [[round(float(x), 1), round(float(y), 1)] for x, y in fix.corners_px]
+        else:  # the rest tracker reads the whole picture at rests: located once a read found the game
+            located, corners = bool(getattr(tracker, "ever_located", False)), None
         if float(small.mean()) < DARK_LEVEL:
             hint = HINT_DARK
         elif not located:
             hint = HINT_NO_BOARD
         elif shaking:
             hint = HINT_STILL
-        elif not _inside(corners, w, h):
+        elif corners is not None and not _inside(corners, w, h):
             hint = HINT_NO_BOARD
         else:
             hint = ""
@@ -262,9 +265,7 @@ class _Frames:
             yield index, t, image
 
 
-def _inside(corners: list[list[float]] | None, w: int, h: int) -> bool:
-    if corners is None:
-        return False
+def _inside(corners: list[list[float]], w: int, h: int) -> bool:
     return all(0 <= x <= w and 0 <= y <= h for x, y in corners)
 
 

@@ -74,6 +74,35 @@ def test_phone_is_a_source_name() -> None:
     assert isinstance(factory, PhoneFactory) and isinstance(factory.camera, PhoneCamera)
 
 
+def test_the_hint_says_what_the_person_holding_the_phone_should_do() -> None:
+    from types import SimpleNamespace
+
+    from companion_api.phone_camera import HINT_STILL
+    from vision.tracker.observer import BoardFix
+
+    rng = np.random.default_rng(3)
+    scene = cv2.GaussianBlur(rng.integers(0, 255, (360, 640, 3), dtype=np.uint8), (0, 0), 3)
+    scene = cv2.normalize(scene, None, 60, 230, cv2.NORM_MINMAX)
+    board = SimpleNamespace(fix=BoardFix.from_corners([[100, 50], [500, 60], [510, 330], [90, 320]]))
+    source = PhoneSource(None, PhoneCamera())  # type: ignore[arg-type]
+    status = source.camera.status
+
+    def hint(tracker: Any, image: Any) -> str:
+        source.seen(tracker, image)
+        return status.hint
+
+    assert hint(board, scene) == "" and status.located and status.size == (640, 360)
+    assert status.corners == [[100.0, 50.0], [500.0, 60.0], [510.0, 330.0], [90.0, 320.0]]
+    assert hint(board, np.roll(scene, 24, axis=1)) == HINT_STILL  # the whole picture moved
+    assert hint(board, np.roll(scene, 24, axis=1)) == ""  # and stopped
+    assert hint(board, (scene * 0.1).astype(np.uint8)) == HINT_DARK
+    off = SimpleNamespace(fix=BoardFix.from_corners([[100, 50], [700, 60], [710, 330], [90, 320]]))
+    assert hint(off, scene) == HINT_NO_BOARD and status.located  # a corner out of the picture
+    assert hint(SimpleNamespace(fix=None), scene) == HINT_NO_BOARD and not status.located
+    rests = SimpleNamespace(ever_located=True)  # the rest tracker: no outline, located once read
+    assert hint(rests, scene) == "" and status.located and status.corners is None
+
+
 # -- the camera lost and found --------------------------------------------------------------
 class QuietTracker:
     """Sees nothing happen; records what it was fed and when it was told to start afresh."""

@@ -198,10 +198,25 @@ class PhoneSource(TrackerSource):
         self._was_lost = True
         self._prev_small: Any = None
         self._last_image: Any = None
+        self.tracker: Any = None
 
     def observations(self, view: TableView) -> Iterator[Observation]:
         self._frames = _Frames(self, view)
+        make = self._make_tracker or self._default_tracker
+
+        def keep(frames: Any, corners: Any) -> Any:
+            self.tracker = make(frames, corners)
+            return self.tracker
+
+        self._make_tracker = keep
         yield from super().observations(view)
+
+    def fresh_frame(self) -> None:
+        """A frame is about to be fed: after a gap, the tracker first starts afresh (found again:
+        wait for stillness in new frames only, then read the whole board anew)."""
+        if self._was_lost:
+            _start_afresh(self.tracker)
+            self._was_lost = False
 
     def between_frames(self, tracker: Any) -> Iterator[Observation]:
         if self._last_image is not None:
@@ -211,10 +226,8 @@ class PhoneSource(TrackerSource):
         lost = cam.lost()
         status = ("camera_lost" if cam.ever_seen() else "waiting") if lost else "ok"
         if lost and not self._was_lost:
+            self._was_lost = True
             self._prev_small = None
-        if not lost and self._was_lost:
-            _start_afresh(tracker)  # found again: wait for stillness and read the whole board anew
-        self._was_lost = lost
         if status != self._watch:
             self._watch = status
             yield Observation(event=None, watch=Watch.of(status, since=time.time()))  # type: ignore[arg-type]
@@ -261,6 +274,8 @@ class _Frames:
 
     def __iter__(self) -> Iterator[tuple[int, float, Any]]:
         for index, t, image in self.source.camera.frames(self.view):
+            if image is not None:
+                self.source.fresh_frame()
             self.source._last_image = image
             yield index, t, image
 

@@ -112,16 +112,19 @@ class QuietTracker:
         self.fed: list[float] = []
         self.restarts = 0
         self.fix = None
+        self.log: list[str] = []
 
     def submit(self, event: Any) -> Any:
         return self.session.submit(event)
 
     def feed(self, index: int, t: float, image: Any) -> list[Any]:
         self.fed.append(t)
+        self.log.append("feed")
         return []
 
     def restart_watch(self) -> None:
         self.restarts += 1
+        self.log.append("restart")
 
 
 class QuietPhone:
@@ -167,7 +170,7 @@ def test_a_phone_that_stops_sending_is_a_camera_lost_and_found(tmp_path: Path) -
             assert set(answer) >= {"located", "fps", "hint"}
             ws.send_text("?")
             assert ws.receive_json()["hint"] == HINT_DARK
-        assert factory.tracker.restarts == 1  # the first frames: a fresh start
+        assert factory.tracker.restarts == 1 and factory.tracker.log[0] == "restart"  # a fresh start
         _until(lambda: _watch(client, tokens.viewer) == "camera_lost")
         fed = len(factory.tracker.fed)
         with client.websocket_connect(f"/api/camera?token={tokens.table}") as ws:
@@ -175,7 +178,8 @@ def test_a_phone_that_stops_sending_is_a_camera_lost_and_found(tmp_path: Path) -
             ws.send_bytes(jpeg(seed=9))
             ws.receive_json()
             _until(lambda: _watch(client, tokens.viewer) == "ok")
-        assert factory.tracker.restarts == 2  # found again: the tracker starts its stillness wait afresh
+        # found again: the tracker starts afresh before it sees the first new frame
+        assert factory.tracker.restarts == 2 and factory.tracker.log[-2:] == ["restart", "feed"]
         assert len(factory.tracker.fed) == fed + 1
 
 

@@ -28,9 +28,11 @@ from engine.trigon import sgf as trigon_sgf
 
 from .auth import TableWriter, Viewer, current_tokens, get_tokens, presented_token
 from .board_picture import image_size, side_by_side
+from .camera_page import router as camera_router
 from .events_bus import EventBus, Message
 from .lan import lan_address, url_host
 from .limits import GuardWrites, oversized, same_token
+from .phone_camera import MAX_FRAME_BYTES, PhoneCamera
 from .routes_board import router as board_router
 from .settings import Settings
 from .sources import build_source, parse_source
@@ -115,6 +117,9 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         app.state.table = table
         app.state.tokens = store.tokens()
         app.state.live_tokens = None if str(settings.db) == ":memory:" else LiveTokens(settings.db, app.state.tokens)
+        # the phone's frames (WS /api/camera) feed the table only with --source phone
+        app.state.phone_camera = getattr(factory, "camera", None) or PhoneCamera(active=False,
+                                                                                 source_name=settings.source)
         if settings.announce:
             what = "resuming" if table.resumed else "new"
             print(f"companion serve: {what} {table.header.game} game {table.game_id} "
@@ -141,7 +146,8 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
     app.state.settings = settings
     app.state.live_tokens = None
     # the token, the size and the JSON of every write are checked before the app reads the body
-    app.add_middleware(GuardWrites, tokens=current_tokens)
+    app.add_middleware(GuardWrites, tokens=current_tokens,
+                       uploads={"/api/camera/picture": ("image/jpeg", MAX_FRAME_BYTES)})
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -160,6 +166,7 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(board_router)  # tapping the board: /api/board, /api/board/cell, accept, undo
+    app.include_router(camera_router)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:

@@ -8,7 +8,8 @@ but GET, HEAD and OPTIONS). In this order, and before the app sees the request:
    wrong one → 403, without reading a byte of the body;
 2. a declared ``Content-Length`` over ``MAX_BODY_BYTES`` → 413 at once; a chunked body is counted
    as it arrives and refused with 413 as soon as it passes the limit;
-3. a body must be JSON (``Content-Type: application/json``, else 415) and strict JSON
+3. a body must be JSON (``Content-Type: application/json``, else 415) — or, on the few paths that take
+   a picture (``uploads``: the camera page's calibration picture), of their declared picture type — and strict JSON
    (``engine.core.jsonsafe``: UTF-8, no NaN/Infinity, no lone surrogates, at most 64 levels
    deep, whole numbers within SQLite's range), else 422 — each refusal one sentence in
    ``detail``. Refusals close the connection, so an unread body is never waited for.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -92,11 +93,13 @@ class GuardWrites:
     """The write guard described in the module docstring; ``tokens(app)`` gives the current tokens."""
 
     def __init__(self, app: ASGIApp, tokens: Callable[[Any], Tokens], max_body: int = MAX_BODY_BYTES,
-                 max_depth: int = MAX_DEPTH) -> None:
+                 max_depth: int = MAX_DEPTH, uploads: Mapping[str, tuple[str, int]] | None = None) -> None:
         self.app = app
         self.tokens = tokens
         self.max_body = max_body
         self.max_depth = max_depth
+        #: paths that take a picture instead of JSON: path → (content type, largest body in bytes)
+        self.uploads = dict(uploads or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in READ_METHODS:
@@ -111,24 +114,30 @@ class GuardWrites:
             await _refuse(send, 403, VIEWER_TOKEN if same_token(token, current.viewer) else BAD_TOKEN)
             return
         headers = {k: v for k, v in scope.get("headers", ())}
+        upload = self.uploads.get(str(scope.get("path", "")))
+        max_body = self.max_body if upload is None else upload[1]
         length = headers.get(b"content-length")
         if length is not None:
             text = length.decode("latin-1").strip()
             if not text.isascii() or not text.isdigit():
                 await _refuse(send, 400, "the Content-Length header is not a number of bytes")
                 return
-            if len(text) > 18 or int(text) > self.max_body:
-                await _refuse(send, 413, f"the body is larger than {self.max_body // 1024} KB")
+            if len(text) > 18 or int(text) > max_body:
+                await _refuse(send, 413, f"the body is larger than {max_body // 1024} KB")
                 return
         try:
-            body = await self._read_body(receive)
+            body = await self._read_body(receive, max_body)
         except _TooLarge:
-            await _refuse(send, 413, f"the body is larger than {self.max_body // 1024} KB")
+            await _refuse(send, 413, f"the body is larger than {max_body // 1024} KB")
             return
         if body is None:  # the client went away
             return
-        if body.strip():
-            kind = headers.get(b"content-type", b"").decode("latin-1").split(";")[0].strip().lower()
+        kind = headers.get(b"content-type", b"").decode("latin-1").split(";")[0].strip().lower()
+        if upload is not None and body:
+            if kind != upload[0]:
+                await _refuse(send, 415, f"send the picture with 'Content-Type: {upload[0]}'")
+                return
+        elif body.strip():
             if kind != "application/json" and not kind.endswith("+json"):
                 await _refuse(send, 415, "send the body as JSON with 'Content-Type: application/json'")
                 return
@@ -139,7 +148,7 @@ class GuardWrites:
                 return
         await self.app(scope, _replay(body, receive), send)
 
-    async def _read_body(self, receive: Receive) -> bytes | None:
+    async def _read_body(self, receive: Receive, max_body: int) -> bytes | None:
         parts: list[bytes] = []
         size = 0
         while True:
@@ -148,7 +157,7 @@ class GuardWrites:
                 return None
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body:
+            if size > max_body:
                 raise _TooLarge
             parts.append(chunk)
             if not message.get("more_body", False):

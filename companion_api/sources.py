@@ -1,4 +1,5 @@
-"""Table sources by name: ``camera:N`` and ``video:PATH`` (frames → vision tracker), and the sources
+"""Table sources by name: ``camera:N`` and ``video:PATH`` (frames → vision tracker), ``phone`` (a
+phone's camera page streaming over ``WS /api/camera``: :mod:`companion_api.phone_camera`), and the sources
 other packages plug in (``companion_api.plugins``): the lab's simulated tables ``sim`` (the default:
 renderer + vision tracker in real time), ``sim-lite`` (engine only, for slow machines) and
 ``render[:SEED]``.
@@ -11,7 +12,7 @@ from pathlib import Path
 from .plugins import SourceSpec, source_plugins
 from .table import SourceContext, SourceFactory, TableSource
 
-__all__ = ["SourceError", "SourceSpec", "build_source", "choose_source", "parse_source"]
+__all__ = ["PhoneFactory", "SourceError", "SourceSpec", "build_source", "choose_source", "parse_source"]
 
 
 class SourceError(ValueError):
@@ -20,11 +21,13 @@ class SourceError(ValueError):
 
 def known_sources() -> str:
     """The ``--source`` forms this installation knows, for messages and help."""
-    return ", ".join(["camera:N", "video:PATH", *(k for k in source_plugins())])
+    return ", ".join(["camera:N", "video:PATH", "phone", *(k for k in source_plugins())])
 
 
 def parse_source(text: str) -> SourceSpec:
-    """Parse ``video:PATH``, ``camera:N`` or a plugged-in source; ``SourceError`` says what is wrong."""
+    """Parse ``video:PATH``, ``camera:N``, ``phone`` or a plugged-in source; ``SourceError`` says what is wrong."""
+    if text == "phone":
+        return SourceSpec(text)
     kind, sep, arg = text.partition(":")
     if kind == "video" and sep:
         if not arg:
@@ -56,6 +59,8 @@ def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) ->
     plugin = source_plugins().get(spec.kind)
     if plugin is not None:
         return plugin.build(spec, speed, interval)
+    if spec.kind == "phone":
+        return PhoneFactory()
     from .tracker_source import TrackerSource
 
     def make_tracker(ctx: SourceContext) -> TableSource:
@@ -63,3 +68,17 @@ def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) ->
         return TrackerSource(str(spec), ctx, speed=speed, pace=spec.kind == "video")
 
     return make_tracker
+
+
+class PhoneFactory:
+    """Makes the ``phone`` source of each game; ``camera`` is what ``WS /api/camera`` feeds."""
+
+    def __init__(self) -> None:
+        from .phone_camera import PhoneCamera
+
+        self.camera = PhoneCamera()
+
+    def __call__(self, ctx: SourceContext) -> TableSource:
+        from .phone_camera import PhoneSource
+
+        return PhoneSource(ctx, self.camera)

@@ -67,6 +67,11 @@ class TrackerSource:
         yield from self.between_frames(tracker)
         for index, t, image in frames:
             self._drain(tracker)
+            if image is None:  # a live source with no new frame yet (the phone): nothing to look at
+                if not view.sleep(0):
+                    return
+                yield from self.between_frames(tracker)
+                continue
             if self._clock0 is None:
                 self._clock0 = time.monotonic() - t / self.speed
             if self.pace:

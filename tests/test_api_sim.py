@@ -1,5 +1,5 @@
-"""The simulated tables: ``sim-lite`` (engine-only, ``sim_table.py``) plays real, legal games; ``sim``
-(``live_sim.py``) is the renderer's game followed by the vision tracker.
+"""The simulated tables: ``sim-lite`` (engine-only, ``lab.sim.table``) plays real, legal games; ``sim``
+(``lab.sim.live``) is the renderer's game followed by the vision tracker.
 
 Triolet: dealt from a real bag (T-B3/T-B4), racks refilled (T-E2), exchanges only with ≥ 5 in the
 bag (T-E1), ending by T-E3/T-E4 with every rack revealed (T-E5).

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ def register(sub: Any) -> None:
         "the built-in simulated table. Prints the viewer URL and the table token on start.",
     )
     p.add_argument("--source", default="sim",
-                   help="camera:N | video:PATH | sim (default: renderer + vision tracker in real time) | "
+                   help="camera:N | video:PATH | phone (a phone's camera page: the camera: link) | "
+                   "sim (default: renderer + vision tracker in real time) | "
                    "sim-lite (engine-only simulated table, for slow machines) | render[:SEED] (full size, heavy)")
     p.add_argument("--game", default="triolet", help="game id (default: triolet)")
     p.add_argument("--players", default="2",
@@ -49,6 +49,10 @@ def register(sub: Any) -> None:
     from ..hub.broker import add_broker_options
 
     add_broker_options(hub)
+    p.add_argument("--https-port", type=int, default=None,
+                   help="HTTPS port of the camera page (default: --port + 1; any free port with --port 0)")
+    p.add_argument("--cert", default=None, help="a proper certificate (PEM) for HTTPS instead of the local one")
+    p.add_argument("--key", default=None, help="the private key (PEM) of --cert")
     p.set_defaults(func=run)
 
 
@@ -97,6 +101,14 @@ def run(args: argparse.Namespace) -> int:
     if db.is_dir():
         raise CliError(f"--db {db}: is a folder, expected a file")
     link = hub_link(args)
+    https_port = args.https_port if args.https_port is not None else (args.port + 1 if args.port else 0)
+    if not 0 <= https_port < 65536 or (https_port and https_port == args.port):
+        raise CliError(f"--https-port {https_port}: must be 0-65535 and differ from --port")
+    if (args.cert is None) != (args.key is None):
+        raise CliError("--cert and --key go together: give both, or neither for the local certificate")
+    for flag, value in (("--cert", args.cert), ("--key", args.key)):
+        if value is not None and not Path(value).is_file():
+            raise CliError(f"{flag} {value}: no such file")
     settings = Settings(source=str(spec), game=args.game, players=players, db=db, host=args.host, port=args.port,
                         speed=args.speed, seed=args.seed, new_game=args.new_game, public_url=args.public_url,
                         announce=True, hub=link)
@@ -109,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if link is not None:
         print(f"companion serve: publishing to {link.broker.url} as table {link.table!r} of club {link.club!r}",
               file=sys.stderr, flush=True)
-    return serve(settings, factory, tokens.viewer, tokens.table, qr=not args.no_qr)
+    return serve(settings, factory, tokens.viewer, tokens.table, https_port, args.cert, args.key,
+                 qr=not args.no_qr)
 
 
 def hub_link(args: argparse.Namespace) -> Any:
@@ -133,23 +146,8 @@ def hub_link(args: argparse.Namespace) -> Any:
         raise CliError(str(exc)) from None
 
 
-def print_qr(url: str, out: Any) -> None:
-    """Draw ``url`` as a QR code with text blocks, for a phone to scan off the screen."""
-    import qrcode
-
-    code = qrcode.QRCode(border=2)
-    code.add_data(url)
-    code.make(fit=True)
-    buf = io.StringIO()
-    code.print_ascii(out=buf, invert=True)
-    try:
-        out.write(buf.getvalue())
-    except UnicodeEncodeError:  # a terminal without block characters: two ASCII characters a module
-        out.write("".join("".join("  " if dark else "##" for dark in row) + "\n" for row in code.get_matrix()))
-    out.flush()
-
-
-def serve(settings: Any, factory: Any, viewer: str, table: str, qr: bool = True) -> int:
+def serve(settings: Any, factory: Any, viewer: str, table: str, https_port: int = 0,
+          cert: str | None = None, key: str | None = None, qr: bool = True) -> int:
     import socket
 
     import uvicorn
@@ -171,18 +169,22 @@ def serve(settings: Any, factory: Any, viewer: str, table: str, qr: bool = True)
     base = (settings.public_url or f"http://{url_host(host)}:{port}").rstrip("/")
     settings.public_url = base  # the pairing QR carries the same address, whatever Host a request names
     viewer_url = f"{base}/?token={viewer}"
+    camera = https_socket(settings, https_port, cert, key)
     if qr:  # on stderr, before the links: stdout keeps exactly the lines of INTERFACES §5
+        from ..terminal_qr import print_qr
+
         print("scan to open the viewer page:", file=sys.stderr)
         print_qr(viewer_url, sys.stderr)
     if note:
         print(f"companion serve: {note}", file=sys.stderr, flush=True)
     print(f"viewer: {viewer_url}", flush=True)
     print(f"table token: {table}", flush=True)
+    camera.announce(url_host(host), table, settings.source == "phone")
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False,
                             **connection_limits())
     server = uvicorn.Server(config)
     sys.stdout.flush()
-    server.run(sockets=[sock])
+    camera.run(app, server, sock)
     return 0
 
 
@@ -203,3 +205,10 @@ def connection_limits() -> dict[str, Any]:
     install_flood_filter()
     return {"http": guarded_protocol(HEADER_TIMEOUT, cap), "limit_concurrency": cap + 1, "timeout_keep_alive": 5,
             "h11_max_incomplete_event_size": MAX_HEADER_BYTES, "backlog": BACKLOG}
+
+
+def https_socket(settings: Any, port: int, cert: str | None, key: str | None) -> Any:
+    """The camera page's HTTPS listener (bound now, so a busy port is a clear exit 2)."""
+    from ..camera_https import CameraHttps
+
+    return CameraHttps.open(settings.host, port, Path(settings.db).parent, cert, key)

@@ -17,7 +17,7 @@ def bench_targets() -> dict[str, tuple[ModuleType, str]]:
     """Benchmark targets: the module (``add_arguments(parser)``, ``run(args) -> int``) and what it measures.
 
     Imported when the parser is built, not with this module: the benchmarks use the CLI's helpers."""
-    from lab.bench import decide, engine, hostile, hub, read, render, replay, serve
+    from lab.bench import camera, decide, engine, hostile, hub, read, render, replay, serve
 
     return {
         "engine": (engine, "rules engine: events checked and placements generated per second"),
@@ -25,6 +25,7 @@ def bench_targets() -> dict[str, tuple[ModuleType, str]]:
         "decide": (decide, "the Triolet reader's rules alone, paired on kept evidence: boards gained and lost"),
         "replay": (replay, "following rendered game videos: moves recovered, false/missed events, latency"),
         "serve": (serve, "live updates: latency from event commit to receipt on concurrent SSE clients"),
+        "camera": (camera, "the phone as the camera: moves scored, hand-leaves-to-phone latency over WS /api/camera"),
         "render": (render, "synthetic renderer: frames rendered per second"),
         "hub": (hub, "a club's tables on one scoreboard: commit-to-scoreboard latency and hub CPU per table"),
         "hostile": (hostile, "hostile input: fuzzed bodies, 100 MB without a token, idle sockets, picture bombs"),

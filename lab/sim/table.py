@@ -1,7 +1,7 @@
 """The engine-only simulated table (``--source sim-lite``): a real game played by the engine's generator.
 
 The fallback for slow machines, and for when the vision tracker cannot start (the default ``sim`` is
-the renderer watched by the tracker, ``live_sim.py``). This module plays the game itself: it deals
+the renderer watched by the tracker, ``lab.sim.live``). This module plays the game itself: it deals
 tiles from a real shuffled bag, picks legal placements with ``state.legal_placements(rack)``,
 exchanges or passes when it must, reveals the racks at the end, and draws simple top-down pictures
 of the board as evidence. Triominos and Trio Domino are played the same way with real hands dealt

@@ -151,6 +151,13 @@ class RestTracker(TrackerBase[RestStats]):
         """Read the picture at the next stable moment."""
         self._processed = False
 
+    def restart_watch(self) -> None:
+        """After a gap in the frames (a camera lost and found): wait for a whole stability window
+        of new frames before reading; nothing seen before the gap counts as still."""
+        self._prev = None
+        self._noise.clear()
+        self.request_full_read()
+
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:
         opts = self.options

@@ -129,6 +129,13 @@ class MoveTracker(TrackerBase[TrackerStats]):
         self._full_read = True
         self._processed = False
 
+    def restart_watch(self) -> None:
+        """After a gap in the frames (a camera lost and found): wait for a whole stability window
+        of new frames, then read every cell; nothing seen before the gap counts as still."""
+        self._prev = None
+        self._noise.clear()
+        self.request_full_read()
+
 
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:

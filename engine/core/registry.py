@@ -16,6 +16,8 @@ BUILTIN_MODULES = {
     "trigon": "engine.trigon",
     "triominos": "engine.triominos",
     "trio_domino": "engine.trio_domino",
+    "blokus": "engine.blokus",
+    "blokus_duo": "engine.blokus",
 }
 
 G = TypeVar("G", bound=type[GameState])

@@ -10,7 +10,7 @@ from engine.core import EngineError, Header, Record, RecordError, load_record
 from .common import CliError, existing_file
 
 #: Readers for record formats other than ``.jsonl``, by file suffix: module with ``load(path) -> Record``.
-FORMAT_READERS = {".blksgf": "engine.trigon.sgf", ".sgf": "engine.trigon.sgf"}
+FORMAT_READERS = {".blksgf": "engine.blksgf", ".sgf": "engine.blksgf"}
 
 
 def open_record(path: str) -> Record:

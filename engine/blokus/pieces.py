@@ -12,7 +12,7 @@ from functools import cache
 from engine.polyform.bits import mask_of
 from engine.polyform.table import PlacementTable, build_table
 
-from .board import square_board
+from .board import SquareBoard, square_board
 
 Shape = frozenset[tuple[int, int]]
 
@@ -75,7 +75,7 @@ MONOMINO = next(i for i, (label, _) in enumerate(_CANONICAL) if label == "1")
 
 
 @cache
-def placement_table(side: int) -> PlacementTable:
+def placement_table(side: int) -> PlacementTable[SquareBoard]:
     """Every placement of every piece on the empty board of ``side`` squares (built once per process)."""
     board = square_board(side)
     masks: list[int] = []

@@ -13,7 +13,7 @@ and the legal placements are ``reach & ~dead``: counting them is one ``bit_count
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 from .bits import bit_indices
 from .table import PlacementTable
@@ -26,10 +26,10 @@ class Position:
     __slots__ = ("attach", "dead", "forbidden", "last_piece", "occupied", "own", "reach", "starts", "table",
                  "unused")
 
-    def __init__(self, table: PlacementTable, colours: int, starts: tuple[int, ...] | None = None) -> None:
+    def __init__(self, table: PlacementTable[Any], colours: int, starts: tuple[int, ...] | None = None) -> None:
         """``starts[c]``: the cells colour ``c``'s first piece may cover (one must be covered);
         subclasses with starting points that change during play override :meth:`allowed_starts`."""
-        self.table = table
+        self.table: PlacementTable[Any] = table
         self.starts: tuple[int, ...] = starts if starts is not None else (0,) * colours
         self.occupied = 0
         self.own = [0] * colours
@@ -101,6 +101,12 @@ class Position:
         """Whether the colour has any legal placement."""
         return self.legal_set(colour) != 0
 
+    def others_unaffected(self, colour: int, other: int) -> bool:
+        """Whether a piece of ``colour`` changes ``other``'s legal placements only by taking away
+        those that share a cell with it (true in every rule here; a rule where one colour's move
+        opens or moves another's starting point says otherwise)."""
+        return colour != other
+
     def is_legal(self, colour: int, placement: int) -> bool:
         """Whether placement number ``placement`` is legal for the colour now."""
         return bool(self.legal_set(colour) >> placement & 1)
@@ -111,7 +117,7 @@ class Position:
         table = self.table
         m = table.masks[placement]
         piece = table.pieces[placement]
-        covered = table.covering_any(m)
+        covered = table.conflicting(placement)
         self.occupied |= m
         for c in range(len(self.own)):
             self.forbidden[c] |= m

@@ -109,3 +109,9 @@ class _Parser:
 
 def escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def root_game_name(text: str) -> str:
+    """The ``GM`` value of the first node of the first game tree ('' if there is none)."""
+    nodes = parse_main_line(text)
+    return (nodes[0].props.get("GM") or [""])[0].strip() if nodes else ""

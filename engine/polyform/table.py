@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from .bits import bit_indices, mask_from_indices
 
@@ -28,11 +28,14 @@ class Grid(Protocol):
     def corner_masks(self) -> tuple[int, ...]: ...
 
 
+B = TypeVar("B", bound=Grid)
+
+
 @dataclass(frozen=True)
-class PlacementTable:
+class PlacementTable(Generic[B]):
     """All placements on one board. Placement ``p`` covers ``masks[p]`` and is of ``pieces[p]``."""
 
-    board: Grid
+    board: B
     masks: tuple[int, ...]
     pieces: tuple[int, ...]
     #: the number of distinct pieces a colour has
@@ -54,10 +57,10 @@ class PlacementTable:
     #: of_piece[piece]: the placement numbers of that piece, as a bit set
     of_piece: tuple[int, ...] = field(repr=False)
 
-    def __copy__(self) -> PlacementTable:
+    def __copy__(self) -> PlacementTable[B]:
         return self  # immutable and shared: never copy
 
-    def __deepcopy__(self, memo: dict[int, object]) -> PlacementTable:
+    def __deepcopy__(self, memo: dict[int, object]) -> PlacementTable[B]:
         return self
 
     def __len__(self) -> int:
@@ -70,6 +73,14 @@ class PlacementTable:
             out[p] += 1
         return out
 
+    def conflicting(self, placement: int) -> int:
+        """The placement numbers sharing a cell with placement ``placement`` (itself included)."""
+        out = 0
+        covering = self.covering
+        for c in self.cells[placement]:
+            out |= covering[c]
+        return out
+
     def covering_any(self, cells: int) -> int:
         """The placement numbers covering at least one cell of the bit set ``cells``."""
         out = 0
@@ -79,7 +90,7 @@ class PlacementTable:
         return out
 
 
-def build_table(board: Grid, masks: Sequence[int], pieces: Sequence[int], piece_count: int) -> PlacementTable:
+def build_table(board: B, masks: Sequence[int], pieces: Sequence[int], piece_count: int) -> PlacementTable[B]:
     """The table of the given placements (``masks[i]`` is a placement of piece ``pieces[i]``)."""
     edge_rings: list[int] = []
     corner_rings: list[int] = []

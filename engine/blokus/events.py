@@ -19,6 +19,16 @@ from engine.polyform.notation import canonical_cells, join_move, split_move
 from .variants import Variant, variant_of
 
 
+def canonical_squares(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Square names normalised and sorted by row, then column (K-B4)."""
+    return canonical_cells(names, "square", "e10")
+
+
+def split_squares(text: str) -> list[str]:
+    """The square names of a move string like ``a20,b20,b19``."""
+    return split_move(text, "square", "a20,b20,b19")
+
+
 @dataclass(frozen=True)
 class BlokusPlace(Event):
     """A colour lays one piece on the given squares (K-B4 order)."""
@@ -50,9 +60,9 @@ def colour_index(variant: Variant, colour: str) -> int:
 
 def place(variant: Variant, colour: str, cells: list[str] | tuple[str, ...] | str, **meta: Any) -> BlokusPlace:
     """A place event for ``colour`` (its player derived where the colour has an owner), cells in any order."""
-    names = split_move(cells) if isinstance(cells, str) else list(cells)
+    names = split_squares(cells) if isinstance(cells, str) else list(cells)
     return BlokusPlace(player=variant.owner[colour_index(variant, colour)], colour=colour,
-                       cells=canonical_cells(names), **meta)
+                       cells=canonical_squares(names), **meta)
 
 
 def parse_blokus_event(obj: dict[str, Any], header: Header) -> Event:
@@ -75,14 +85,14 @@ def parse_blokus_event(obj: dict[str, Any], header: Header) -> Event:
         return BlokusPass(player=seat, colour=colour, meta=meta)
     raw = obj.get("cells")
     if isinstance(raw, str):
-        names = split_move(raw)
+        names = split_squares(raw)
     elif isinstance(raw, list) and raw and all(isinstance(n, str) for n in raw):
         names = list(raw)
     elif raw is None:
         raise EventFormatError('missing field "cells"')
     else:
         raise EventFormatError(f'"cells" must be squares like "a20,b20,b19", not {raw!r}')
-    return BlokusPlace(player=seat, colour=colour, cells=canonical_cells(names), meta=meta)
+    return BlokusPlace(player=seat, colour=colour, cells=canonical_squares(names), meta=meta)
 
 
 def _colour_of(obj: dict[str, Any], variant: Variant, kind: str) -> str:

@@ -16,10 +16,10 @@ from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
 from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
-from engine.polyform.notation import canonical_cells, join_move, split_move
+from engine.polyform.notation import join_move
 from engine.polyform.sgf_text import SgfNode, SgfSyntaxError, escape, parse_main_line
 
-from .events import BlokusPass, BlokusPlace
+from .events import BlokusPass, BlokusPlace, canonical_squares, split_squares
 from .variants import VARIANTS, Variant, variant_from_options
 
 #: Variant of each Pentobi game name.
@@ -105,7 +105,7 @@ def _node_events(node: SgfNode, variant: Variant) -> list[Event]:
             if not value.strip():
                 out.append(BlokusPass(player=seat, colour=colour))
             else:
-                cells = canonical_cells(split_move(value.strip().lower()))
+                cells = canonical_squares(split_squares(value.strip().lower()))
                 out.append(BlokusPlace(player=seat, colour=colour, cells=cells))
     return out
 

@@ -34,6 +34,8 @@ from .store import Store
 from .table import ManualEventError, SourceFactory, Table, header_for
 
 STATIC = Path(__file__).parent / "static"
+#: Games the phone page can download as Blokus SGF (engine.blksgf writes them).
+SGF_GAMES = ("trigon", "blokus", "blokus_duo")
 #: Largest id or seq a request may name (SQLite's INTEGER).
 MAX_ID = 2**63 - 1
 
@@ -270,14 +272,14 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         return Response(content=text, media_type="application/jsonl",
                         headers={"Content-Disposition": f'attachment; filename="game-{game or table.game_id}.jsonl"'})
 
-    @app.get("/api/export.blksgf", summary="the current game as played, as Blokus SGF (trigon only)")
+    @app.get("/api/export.blksgf", summary="the current game as played, as Blokus SGF (the Blokus games)")
     def export_sgf(table: TableDep, _: Viewer) -> Response:
         header, evs = table.played_events()
-        if header.game != "trigon":
-            raise HTTPException(404, detail=f"SGF export is for trigon; this game is {header.game}")
+        if header.game not in SGF_GAMES:
+            raise HTTPException(404, detail=f"SGF export is for {', '.join(SGF_GAMES)}; this game is {header.game}")
         writer = _sgf_writer()
         if writer is None:
-            raise HTTPException(501, detail="the trigon SGF writer (engine.trigon.sgf) is not available yet")
+            raise HTTPException(501, detail="the Blokus SGF writer (engine.blksgf) is not available yet")
         try:
             text = writer(header, evs)
         except (EngineError, ValueError) as exc:
@@ -317,9 +319,9 @@ def _sse(msg: Message) -> ServerSentEvent:
 
 
 def _sgf_writer() -> Any:
-    """The trigon SGF writer ``f(header, events) -> str`` if the engine has one."""
+    """The Blokus SGF writer ``f(header, events) -> str`` if the engine has one."""
     try:
-        module = importlib.import_module("engine.trigon.sgf")
+        module = importlib.import_module("engine.blksgf")
     except ImportError:
         return None
     for name in ("dump_sgf", "write_sgf_text", "to_sgf", "format_sgf", "dumps"):

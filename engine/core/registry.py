@@ -30,7 +30,7 @@ def register(cls: G) -> G:
 
 
 def get_game(game_id: str) -> type[GameState]:
-    """The state class of a game id (``"triolet"``, ``"trigon"``, ``"triominos"``, ``"trio_domino"``)."""
+    """The state class of a game id (``"triolet"``, ``"trigon"``, ``"blokus"``, ``"blokus_duo"``, …)."""
     if game_id not in _GAMES and game_id in BUILTIN_MODULES:
         importlib.import_module(BUILTIN_MODULES[game_id])
     try:

@@ -22,9 +22,9 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from engine import blksgf
 from engine.core import EngineError
 from engine.core.record import dump_record
-from engine.trigon import sgf as trigon_sgf
 
 from .auth import TableWriter, Viewer, current_tokens, get_tokens, presented_token
 from .board_picture import image_size, side_by_side
@@ -41,6 +41,8 @@ from .table import ManualEventError, SourceFactory, Table, header_for
 from .tokens import REPAIR, LiveTokens
 
 STATIC = Path(__file__).parent / "static"
+#: Games the phone page can download as Blokus SGF (engine.blksgf writes them).
+SGF_GAMES = ("trigon", "blokus", "blokus_duo")
 #: Largest id or seq a request may name (SQLite's INTEGER).
 MAX_ID = 2**63 - 1
 
@@ -334,13 +336,13 @@ def create_app(settings: Settings, source_factory: SourceFactory | None = None, 
         return Response(content=text, media_type="application/jsonl",
                         headers={"Content-Disposition": f'attachment; filename="game-{game or table.game_id}.jsonl"'})
 
-    @app.get("/api/export.blksgf", summary="the current game as played, as Blokus SGF (trigon only)")
+    @app.get("/api/export.blksgf", summary="the current game as played, as Blokus SGF (the Blokus games)")
     def export_sgf(table: TableDep, _: Viewer) -> Response:
         header, evs = table.played_events()
-        if header.game != "trigon":
-            raise HTTPException(404, detail=f"SGF export is for trigon; this game is {header.game}")
+        if header.game not in SGF_GAMES:
+            raise HTTPException(404, detail=f"SGF export is for {', '.join(SGF_GAMES)}; this game is {header.game}")
         try:
-            text = trigon_sgf.dumps(header, evs)
+            text = blksgf.dumps(header, evs)
         except (EngineError, ValueError) as exc:
             raise HTTPException(422, detail=f"this game cannot be written as SGF: {exc}") from None
         return Response(content=text, media_type="application/x-blokus-sgf",

@@ -17,9 +17,9 @@ def register(sub: Any) -> None:
         "check",
         help="adjudicate a game record: legality, score and totals of every event",
         description="Prints one JSON line per event (legal or not, with reasons and score breakdown), "
-        "then a summary line. Reads .jsonl records, and .blksgf for trigon.",
+        "then a summary line. Reads .jsonl records, and .blksgf for the Blokus games (trigon, blokus, blokus_duo).",
     )
-    p.add_argument("record", help="the game record (.jsonl, or .blksgf for trigon)")
+    p.add_argument("record", help="the game record (.jsonl, or .blksgf for the Blokus games)")
     add_format(p)
     p.set_defaults(func=run)
 

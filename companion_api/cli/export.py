@@ -23,11 +23,12 @@ FORMATS = ("blksgf", "jsonl")
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "export",
-        help="write a game record as Blokus SGF (trigon) or as .jsonl",
+        help="write a game record as Blokus SGF (trigon, blokus, blokus_duo) or as .jsonl",
         description="Judges the record, then writes its legal events (after corrections and undos) in the "
-        "chosen format: blksgf (Blokus SGF, trigon only, as Pentobi reads it) or jsonl (INTERFACES §1).",
+        "chosen format: blksgf (Blokus SGF of trigon, blokus and blokus_duo games, as Pentobi reads it) "
+        "or jsonl (INTERFACES §1).",
     )
-    p.add_argument("record", help="the game record (.jsonl, or .blksgf for trigon)")
+    p.add_argument("record", help="the game record (.jsonl, or .blksgf for the Blokus games)")
     p.add_argument("--format", required=True, choices=FORMATS, help="output format")
     p.add_argument("--out", help="file to write (default: standard output)")
     p.set_defaults(func=run)
@@ -55,9 +56,11 @@ def run(args: argparse.Namespace) -> int:
     if dropped:
         sys.stderr.write(f"companion export: left out illegal event(s) {', '.join(map(str, dropped))}\n")
     if args.format == "blksgf":
-        if record.header.game != "trigon":
-            raise CliError(f"blksgf is a Blokus Trigon format; {args.record} is a {record.header.game} record")
-        from engine.trigon.sgf import dumps
+        from engine.blksgf import GAMES, dumps
+
+        if record.header.game not in GAMES:
+            raise CliError(f"blksgf holds Blokus games ({', '.join(GAMES)}); {args.record} is a "
+                           f"{record.header.game} record")
 
         try:
             text = dumps(record.header, events)

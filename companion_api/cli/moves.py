@@ -19,7 +19,7 @@ def register(sub: Any) -> None:
         description="Prints one place event per line, then {\"count\": N}. Triolet needs --rack, "
         "Triominos and Trio Domino need --hand.",
     )
-    p.add_argument("record", help="the game record (.jsonl, or .blksgf for trigon)")
+    p.add_argument("record", help="the game record (.jsonl, or .blksgf for the Blokus games)")
     p.add_argument("--count", action="store_true", help="print only the count")
     p.add_argument("--rack", help="Triolet rack, e.g. 3,5,W (W = a wild; every declared value is tried)")
     p.add_argument("--hand", help="Triominos/Trio Domino hand, e.g. 0-1-2,3-3-5")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from engine import blksgf
 from engine.core import EngineError, Header, Record, RecordError, load_record
-from engine.trigon import sgf as trigon_sgf
 
 from .common import CliError, existing_file
 
 #: Readers for record formats other than ``.jsonl``, by file suffix.
-FORMAT_READERS: dict[str, Callable[[Path], Record]] = {".blksgf": trigon_sgf.load, ".sgf": trigon_sgf.load}
+FORMAT_READERS: dict[str, Callable[[Path], Record]] = {".blksgf": blksgf.load, ".sgf": blksgf.load}
 
 
 def open_record(path: str) -> Record:

@@ -27,6 +27,10 @@ def _trio_domino() -> None:
     import engine.trio_domino  # noqa: F401
 
 
+def _blokus() -> None:
+    import engine.blokus  # noqa: F401
+
+
 #: The built-in games, in the order they are listed, each with the import that registers it
 #: (a game's package is loaded the first time it is asked for).
 BUILTIN_MODULES: dict[str, Callable[[], None]] = {
@@ -34,6 +38,8 @@ BUILTIN_MODULES: dict[str, Callable[[], None]] = {
     "trigon": _trigon,
     "triominos": _triominos,
     "trio_domino": _trio_domino,
+    "blokus": _blokus,
+    "blokus_duo": _blokus,
 }
 
 G = TypeVar("G", bound=type[GameState])
@@ -46,7 +52,7 @@ def register(cls: G) -> G:
 
 
 def get_game(game_id: str) -> type[GameState]:
-    """The state class of a game id (``"triolet"``, ``"trigon"``, ``"triominos"``, ``"trio_domino"``)."""
+    """The state class of a game id (``"triolet"``, ``"trigon"``, ``"blokus"``, ``"blokus_duo"``, …)."""
     if game_id not in _GAMES and game_id in BUILTIN_MODULES:
         BUILTIN_MODULES[game_id]()
     try:

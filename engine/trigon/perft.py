@@ -1,35 +1,7 @@
-"""Perft: the number of move sequences of a given length (passes forced by the rules count as one
-ply), the standard check of a move generator against an independent one."""
+"""Perft on Trigon positions: the shared :func:`engine.polyform.perft.perft`."""
 
 from __future__ import annotations
 
-from .position import Position
+from engine.polyform.perft import perft
 
-
-def perft(pos: Position, colour: int, depth: int) -> int:
-    """Leaf count of the move tree of ``depth`` plies from ``pos`` with ``colour`` to move.
-
-    A colour with no move makes one forced pass (a ply); a position where no colour can move
-    counts 0 at any depth ≥ 1. ``next`` colour is cyclic, without skipping colours that are out.
-    """
-    if depth == 0:
-        return 1
-    n = pos.colours
-    nxt = (colour + 1) % n
-    if depth == 1:
-        count = pos.count_legal(colour)
-        if count:
-            return count
-        return 1 if any(pos.has_legal(c) for c in range(n)) else 0
-    moves = pos.legal_masks(colour)
-    if not moves:
-        if not any(pos.has_legal(c) for c in range(n)):
-            return 0
-        return perft(pos, nxt, depth - 1)
-    index_of_mask = pos.table.index_of_mask
-    total = 0
-    for m in moves:
-        child = pos.copy()
-        child.play(colour, index_of_mask[m])
-        total += perft(child, nxt, depth - 1)
-    return total
+__all__ = ["perft"]

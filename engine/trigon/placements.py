@@ -1,56 +1,24 @@
-"""Precomputed placement tables: every way each piece fits on an empty board, as bit sets.
+"""Precomputed placement tables: every way each piece fits on an empty Trigon board, as bit sets.
 
 A placement is one orientation of one piece at one spot, all triangles on the board (B-L1). The
-tables index placements by the cells they cover and by piece, so legal-move generation only
-looks at placements through a colour's corner-contact cells.
+table itself is the shared one of :mod:`engine.polyform.table` (per-cell and per-piece placement
+sets); this module lists the placements of the hexagonal boards and the B-L5 rings.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
 
+from engine.polyform.table import PlacementTable, build_table
+
 from .board import Board, board_of_side
-from .pieces import all_pieces
+from .pieces import PIECE_COUNT, all_pieces
 
-
-@dataclass(frozen=True)
-class PlacementTable:
-    """All placements on one board. Placement ``p`` covers ``masks[p]`` and is of ``pieces[p]``."""
-
-    board: Board
-    masks: tuple[int, ...]
-    pieces: tuple[int, ...]
-    #: the cell numbers of each placement, ascending (B-B6 order)
-    cells: tuple[tuple[int, ...], ...] = field(repr=False)
-    #: cells touching the placement along an edge (outside it)
-    edge_rings: tuple[int, ...] = field(repr=False)
-    #: cells touching the placement only at a corner (outside it, not along any edge)
-    corner_rings: tuple[int, ...] = field(repr=False)
-    #: placement numbers by bit set
-    index_of_mask: dict[int, int] = field(repr=False)
-    #: by_cell_piece[cell][piece]: bit sets of that piece's placements covering that cell
-    by_cell_piece: tuple[tuple[tuple[int, ...], ...], ...] = field(repr=False)
-
-    def __copy__(self) -> PlacementTable:
-        return self  # immutable and shared: never copy
-
-    def __deepcopy__(self, memo: dict[int, object]) -> PlacementTable:
-        return self
-
-    def __len__(self) -> int:
-        return len(self.masks)
-
-    def count_by_piece(self) -> list[int]:
-        """Number of placements of each piece on the empty board."""
-        out = [0] * len(all_pieces())
-        for p in self.pieces:
-            out[p] += 1
-        return out
+__all__ = ["PlacementTable", "placement_table", "straight_rings"]
 
 
 @cache
-def placement_table(side: int) -> PlacementTable:
+def placement_table(side: int) -> PlacementTable[Board]:
     """The placement table of the board of edge ``side`` (built once per process)."""
     board = board_of_side(side)
     parity = board.lattice.up_parity
@@ -77,26 +45,7 @@ def placement_table(side: int) -> PlacementTable:
                             m |= 1 << i
                         masks.append(m)
                         pieces.append(piece.index)
-    edge_rings: list[int] = []
-    corner_rings: list[int] = []
-    cells_of: list[tuple[int, ...]] = []
-    n_pieces = len(all_pieces())
-    by_cell_piece: list[list[list[int]]] = [[[] for _ in range(n_pieces)] for _ in range(board.size)]
-    for m, p in zip(masks, pieces, strict=True):
-        edge = corner = 0
-        cells_of.append(tuple(board.cells_of(m)))
-        for c in cells_of[-1]:
-            edge |= board.edge_masks[c]
-            corner |= board.corner_masks[c]
-            by_cell_piece[c][p].append(m)
-        edge &= ~m
-        edge_rings.append(edge)
-        corner_rings.append(corner & ~m & ~edge)
-    return PlacementTable(
-        board=board, masks=tuple(masks), pieces=tuple(pieces), cells=tuple(cells_of), edge_rings=tuple(edge_rings),
-        corner_rings=tuple(corner_rings), index_of_mask={m: i for i, m in enumerate(masks)},
-        by_cell_piece=tuple(tuple(tuple(lst) for lst in row) for row in by_cell_piece),
-    )
+    return build_table(board, masks, pieces, PIECE_COUNT)
 
 
 @cache
@@ -104,7 +53,7 @@ def straight_rings(side: int) -> tuple[int, ...]:
     """Per placement: the cells around each corner point where it covers 3 or more consecutive
     triangles (a straight side or more), outside the placement (B-L5)."""
     table = placement_table(side)
-    board = table.board
+    board = board_of_side(side)
     lat = board.lattice
     # every corner point once: its six cells (cyclic order, None off the board) and their bit set
     vertex_ids: dict[tuple[int, int], int] = {}

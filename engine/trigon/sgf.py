@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,8 @@ from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
 from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
+from engine.polyform.sgf_text import SgfNode, SgfSyntaxError, parse_main_line
+from engine.polyform.sgf_text import escape as _escape
 
 from .events import TrigonPass, TrigonPlace
 from .notation import canonical_cells, join_move, split_move
@@ -30,104 +31,6 @@ OPTIONS_PROPERTY = "TCOPTIONS"
 VARIANT_OF_GAME_NAME = {"Blokus Trigon": "trigon", "Blokus Trigon Two-Player": "trigon_2",
                         "Blokus Trigon Three-Player": "trigon_3"}
 _SETUP = ("AB", "AW", "AE", "A1", "A2", "A3", "A4")
-
-
-class SgfSyntaxError(EngineError, ValueError):
-    """The text is not well-formed SGF."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-@dataclass
-class SgfNode:
-    """One node: its properties (identifier → values) and the line it starts on."""
-
-    line: int
-    props: dict[str, list[str]] = field(default_factory=dict)
-
-
-# -- reading ---------------------------------------------------------------------------------------
-def parse_main_line(text: str) -> list[SgfNode]:
-    """The nodes of the first game tree's main line (first variation at every branch)."""
-    parser = _Parser(text)
-    return parser.game_tree_main_line()
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.i = 0
-
-    def line(self) -> int:
-        return self.text.count("\n", 0, self.i) + 1
-
-    def skip_ws(self) -> None:
-        while self.i < len(self.text) and self.text[self.i].isspace():
-            self.i += 1
-
-    def expect(self, ch: str) -> None:
-        self.skip_ws()
-        if self.i >= len(self.text) or self.text[self.i] != ch:
-            found = "the end of the text" if self.i >= len(self.text) else repr(self.text[self.i])
-            raise SgfSyntaxError(self.line(), f"expected {ch!r} but found {found}")
-        self.i += 1
-
-    def peek(self) -> str:
-        self.skip_ws()
-        return self.text[self.i] if self.i < len(self.text) else ""
-
-    def game_tree_main_line(self) -> list[SgfNode]:
-        self.expect("(")
-        nodes: list[SgfNode] = []
-        while self.peek() == ";":
-            nodes.append(self.node())
-        first = True
-        while self.peek() == "(":
-            if first:
-                nodes.extend(self.game_tree_main_line())
-                first = False
-            else:
-                self.game_tree_main_line()  # a side variation: read past it
-        self.expect(")")
-        return nodes
-
-    def node(self) -> SgfNode:
-        self.expect(";")
-        node = SgfNode(line=self.line())
-        while True:
-            self.skip_ws()
-            start = self.i
-            while self.i < len(self.text) and self.text[self.i].isalnum():
-                self.i += 1
-            ident = self.text[start:self.i]
-            if not ident:
-                return node
-            values = []
-            while self.peek() == "[":
-                values.append(self.value())
-            if not values:
-                raise SgfSyntaxError(self.line(), f"property {ident} has no [value]")
-            node.props.setdefault(ident.upper(), []).extend(values)
-
-    def value(self) -> str:
-        self.expect("[")
-        out: list[str] = []
-        while True:
-            if self.i >= len(self.text):
-                raise SgfSyntaxError(self.line(), "a [value] is not closed by ]")
-            ch = self.text[self.i]
-            self.i += 1
-            if ch == "]":
-                return "".join(out)
-            if ch == "\\" and self.i < len(self.text):
-                nxt = self.text[self.i]
-                self.i += 1
-                if nxt != "\n":  # escaped line break = soft break
-                    out.append(nxt)
-            else:
-                out.append(ch)
 
 
 def loads(text: str, source: str = "SGF") -> Record:
@@ -243,10 +146,6 @@ def dumps(header: Header, events: Iterable[Event]) -> str:
         elif not isinstance(ev, TrigonPass):
             raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
     return "\n".join(out) + ")\n"
-
-
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
 def options_of(header: Header) -> dict[str, Any]:

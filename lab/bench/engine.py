@@ -20,10 +20,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _benches() -> dict[str, Callable[[argparse.Namespace], int]]:
     """Each game's engine benchmark."""
-    from lab.bench import engine_trigon, engine_trio_domino, engine_triolet, engine_triominos
+    from lab.bench import (
+        engine_blokus,
+        engine_blokus_duo,
+        engine_trigon,
+        engine_trio_domino,
+        engine_triolet,
+        engine_triominos,
+    )
 
     return {"triolet": engine_triolet.run, "trigon": engine_trigon.run, "triominos": engine_triominos.run,
-            "trio_domino": engine_trio_domino.run}
+            "trio_domino": engine_trio_domino.run, "blokus": engine_blokus.run, "blokus_duo": engine_blokus_duo.run}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,125 @@
+"""Blokus SGF (``.blksgf``) of Blokus Classic and Duo as Pentobi writes it: reading and writing.
+
+``GM[Blokus]`` (4 players, ``P1``–``P4``), ``GM[Blokus Two-Player]`` (``PB``/``PW``),
+``GM[Blokus Three-Player]`` (``P1``–``P3``): moves ``1[a20,b20,…]`` … ``4[…]`` for blue, yellow,
+red, green. ``GM[Blokus Duo]`` (``PB``/``PW``): moves ``B[…]`` (purple) and ``W[…]`` (orange).
+Moves are read from the main line in order; passes are not written (a colour that cannot move is
+skipped by the rules, K-L4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from engine.core.errors import EngineError
+from engine.core.events import Event
+from engine.core.header import Header
+from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
+from engine.polyform.notation import join_move
+from engine.polyform.sgf_text import SgfNode, SgfSyntaxError, escape, parse_main_line
+
+from .events import BlokusPass, BlokusPlace, canonical_squares, split_squares
+from .variants import VARIANTS, Variant, variant_from_options
+
+#: Variant of each Pentobi game name.
+VARIANT_OF_GAME_NAME = {v.sgf_name: v.id for v in VARIANTS.values()}
+_SETUP = ("AB", "AW", "AE", "A1", "A2", "A3", "A4")
+
+
+def move_keys(variant: Variant) -> tuple[str, ...]:
+    """The SGF move property of each colour: ``B``/``W`` with two colours, else ``1``–``4``."""
+    return ("B", "W") if variant.colours == 2 else tuple(str(i + 1) for i in range(variant.colours))
+
+
+def player_keys(variant: Variant) -> tuple[str, ...]:
+    """The SGF properties naming the players: ``PB``/``PW`` for two players, else ``P1``…"""
+    return ("PB", "PW") if variant.players == 2 else tuple(f"P{i + 1}" for i in range(variant.players))
+
+
+def loads(text: str, source: str = "SGF") -> Record:
+    """The record held by Blokus SGF text; bad input raises ``RecordError`` naming the line."""
+    try:
+        nodes = parse_main_line(text)
+    except SgfSyntaxError as exc:
+        raise RecordError([RecordProblem(exc.line, str(exc))], source) from None
+    if not nodes:
+        raise RecordError([RecordProblem(1, "the SGF holds no node")], source)
+    root = nodes[0]
+    try:
+        header, variant = _header(root)
+    except EngineError as exc:
+        raise RecordError([RecordProblem(root.line, str(exc))], source) from None
+    lines: list[RecordLine] = []
+    problems: list[RecordProblem] = []
+    for node in nodes:
+        try:
+            events = _node_events(node, variant)
+        except (EngineError, ValueError) as exc:
+            problems.append(RecordProblem(node.line, str(exc)))
+            continue
+        for ev in events:
+            lines.append(RecordLine(seq=len(lines) + 1, line=node.line, event=ev))
+    if problems:
+        raise RecordError(problems, source)
+    return Record(header=header, lines=lines)
+
+
+def load(path: str | Path) -> Record:
+    """Read a ``.blksgf`` file (the only I/O here; parsing is :func:`loads`)."""
+    p = Path(path)
+    return loads(read_record_text(p), str(p))
+
+
+def _header(root: SgfNode) -> tuple[Header, Variant]:
+    game = (root.props.get("GM") or [""])[0].strip()
+    if game not in VARIANT_OF_GAME_NAME:
+        raise EngineError(f"GM[{game}] is not a Blokus Classic or Duo game; expected one of "
+                          f"{', '.join(VARIANT_OF_GAME_NAME)}")
+    variant = VARIANTS[VARIANT_OF_GAME_NAME[game]]
+    defaults = [c.capitalize() for c in variant.colour_names]
+    if variant.players == 2 and variant.colours == 4:
+        defaults = ["Blue and red", "Yellow and green"]
+    players = [(root.props.get(k) or [defaults[i]])[0] or defaults[i] for i, k in enumerate(player_keys(variant))]
+    options = {"variant": variant.id}
+    variant_from_options(variant.game, options, len(players))
+    return Header(game=variant.game, players=tuple(players), options=options), variant
+
+
+def _node_events(node: SgfNode, variant: Variant) -> list[Event]:
+    setup = [k for k in _SETUP if k in node.props]
+    if setup:
+        raise EngineError(f"setup properties ({', '.join(setup)}) are not supported; only moves")
+    keys = move_keys(variant)
+    wrong = sorted(k for k in node.props if (k.isdigit() or k in ("B", "W")) and k not in keys)
+    if wrong:
+        raise EngineError(f"move {wrong[0]}[…]: {variant.sgf_name} moves are {', '.join(k + '[…]' for k in keys)}")
+    out: list[Event] = []
+    for key, values in node.props.items():
+        if key not in keys:
+            continue
+        c = keys.index(key)
+        colour = variant.colour_names[c]
+        seat = variant.owner[c]
+        for value in values:
+            if not value.strip():
+                out.append(BlokusPass(player=seat, colour=colour))
+            else:
+                cells = canonical_squares(split_squares(value.strip().lower()))
+                out.append(BlokusPlace(player=seat, colour=colour, cells=cells))
+    return out
+
+
+def dumps(header: Header, events: Iterable[Event]) -> str:
+    """Blokus SGF text of a blokus or blokus_duo game: root properties, then one node per placed piece."""
+    variant = variant_from_options(header.game, header.options, len(header.players))
+    root = [f"GM[{variant.sgf_name}]", "FF[4]", "CA[UTF-8]", "AP[Table Companion]"]
+    root.extend(f"{k}[{escape(name)}]" for k, name in zip(player_keys(variant), header.players, strict=True))
+    keys = move_keys(variant)
+    out = ["(;" + "".join(root)]
+    for ev in events:
+        if isinstance(ev, BlokusPlace):
+            out.append(f";{keys[variant.colour_names.index(ev.colour)]}[{join_move(ev.cells)}]")
+        elif not isinstance(ev, BlokusPass):
+            raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
+    return "\n".join(out) + ")\n"

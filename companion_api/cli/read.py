@@ -11,7 +11,7 @@ from typing import Any
 
 from .common import EXIT_NO_BOARD, CliError, emit, existing_file
 
-GAMES = ("triolet", "trigon", "triominos", "trio_domino")
+GAMES = ("triolet", "trigon", "triominos", "trio_domino", "blokus", "blokus_duo")
 
 
 def register(sub: Any) -> None:
@@ -57,11 +57,13 @@ def debug_folder(path: str | None) -> Path | None:
 #: Readers of the other games: module and its ``read(image, calibration_dict, **opts)`` options
 #: (docs/READERS_OTHER.md).
 OTHER_READERS = {"trigon": ("vision.trigon.reader", {}), "triominos": ("vision.tritiles.reader", {"game": "triominos"}),
-                 "trio_domino": ("vision.tritiles.reader", {"game": "trio_domino"})}
+                 "trio_domino": ("vision.tritiles.reader", {"game": "trio_domino"}),
+                 "blokus": ("vision.blokus.reader", {"game": "blokus"}),
+                 "blokus_duo": ("vision.blokus.reader", {"game": "blokus_duo"})}
 
 
 def run_other(args: argparse.Namespace, image: Any) -> int:
-    """``read`` for Trigon, Triominos and Trio Domino (their readers take the profile as a dict)."""
+    """``read`` for Trigon, Blokus, Triominos and Trio Domino (their readers take the profile as a dict)."""
     import importlib
     import json
 

@@ -4,7 +4,7 @@ The board is sampled straight on at ``UNIT`` pixels per square; a square's colou
 per-channel median of its inner part (``INNER`` of its side), so the grid lines, the dark edges
 of piece squares and most reflections stay out, and pixels blown out by glare are left out of
 the median when the rest of the patch allows. The white balance comes from the board itself:
-the ``REF_SHARE`` least saturated squares are taken as empty, and von Kries gains make their
+the least saturated of the brightest squares are taken as empty, and von Kries gains make their
 median neutral. In CIE Lab of the balanced colours, a square whose chroma stays below the gap
 between the empty squares and the pieces is empty; the others go to the nearest of the game's
 colours, whose centres start at the nominal piece colours (``PROTOTYPES``) and then move to
@@ -28,6 +28,7 @@ UNIT = 32
 INNER = 0.5
 #: share of squares, least saturated first, that set the white balance
 REF_SHARE = 0.12
+BRIGHT_SHARE = 0.4
 #: nominal piece colours as sRGB seen over a white board under neutral light
 PROTOTYPES: dict[str, tuple[int, int, int]] = {
     "blue": (40, 70, 200), "yellow": (245, 205, 20), "red": (215, 35, 40), "green": (20, 150, 110),
@@ -83,11 +84,15 @@ def to_lab(bgr: F64) -> F64:
 
 
 def white_balance(bgr: F64) -> F64:
-    """Colours scaled so the median of the least saturated ``REF_SHARE`` squares is a light grey."""
+    """Colours scaled so the reference white is a light grey: the median of the least saturated
+    ``REF_SHARE`` of squares among the brightest ``BRIGHT_SHARE`` (empty squares are the light
+    ones; under a coloured lamp a dark piece can look less saturated than the board)."""
     flat = bgr.reshape(-1, 3)
-    sat = (flat.max(axis=1) - flat.min(axis=1)) / np.maximum(flat.max(axis=1), 1.0)
+    value = flat.max(axis=1)
+    sat = (value - flat.min(axis=1)) / np.maximum(value, 1.0)
+    bright = np.argsort(-value)[: max(3, int(BRIGHT_SHARE * len(flat)))]
     k = max(3, int(REF_SHARE * len(flat)))
-    ref = np.median(flat[np.argsort(sat)[:k]], axis=0)
+    ref = np.median(flat[bright[np.argsort(sat[bright])[:k]]], axis=0)
     gains = 230.0 / np.maximum(ref, 1.0)
     return np.asarray(bgr * gains, np.float64)
 

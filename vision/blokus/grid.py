@@ -200,8 +200,43 @@ def _robust_line(t: F64, v: F64) -> tuple[float, float]:
     return float(a), float(b)
 
 
+def line_energies(pyr: Pyramid, h: F64, n: int, reach: int = 2) -> tuple[F64, F64]:
+    """Edge strength along each grid line from ``-reach`` to ``n + reach`` (columns' lines, then
+    rows' lines), each the mean |gradient| across the grid's span at the line's position."""
+    u, m = FIT_UNIT, reach + 1
+    view = pyr.view(h, (n + 2 * m) * u, u, m)
+    px, py = edge_profiles(view, m * u, (n + m) * u)
+    out = []
+    for prof in (px, py):
+        e = []
+        for k in range(-reach, n + reach + 1):
+            x = (k + m) * u - 0.5
+            lo, hi = max(0, round(x - 2)), min(len(prof), round(x + 3))
+            e.append(float(prof[lo:hi].max()) if hi > lo else 0.0)
+        out.append(np.asarray(e, np.float64))
+    return out[0], out[1]
+
+
+def best_shift(pyr: Pyramid, h: F64, n: int) -> tuple[int, int]:
+    """Whole squares (columns, rows) to move the grid window by so its ``n + 1`` lines are the
+    strongest run: the rim beyond the outer lines is flat, a window one square off takes in a
+    line that is not there."""
+    reach = 2
+    shifts = []
+    for e in line_energies(pyr, h, n, reach):
+        sums = [e[reach + s: reach + s + n + 1].sum() for s in (-1, 0, 1)]
+        shifts.append(int(np.argmax(sums)) - 1)
+    return shifts[0], shifts[1]
+
+
+def shifted(h: F64, dx: int, dy: int) -> F64:
+    """The grid homography with its window moved by whole squares."""
+    return np.asarray(h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64), np.float64)
+
+
 def fit_grid(pyr: Pyramid, quad: F64, n: int) -> GridFit | None:
-    """The board's grid from an outline: first fit, then ``REFINE_ROUNDS`` per-line rounds."""
+    """The board's grid from an outline: first fit, then ``REFINE_ROUNDS`` per-line rounds, the
+    window moved by whole squares where its outer lines are not the grid's."""
     first = first_fit(pyr, quad, n)
     if first is None:
         return None
@@ -209,4 +244,8 @@ def fit_grid(pyr: Pyramid, quad: F64, n: int) -> GridFit | None:
     score = 0.0
     for _ in range(REFINE_ROUNDS):
         h, score = refine(pyr, h, n)
+        dx, dy = best_shift(pyr, h, n)
+        if dx or dy:
+            h = shifted(h, dx, dy)
+            h, score = refine(pyr, h, n)
     return GridFit(h, score)

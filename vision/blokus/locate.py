@@ -24,6 +24,8 @@ WORK_SIDE = 900
 #: (saturation below which a light pixel counts as board, saturation above which a pixel counts
 #: as a piece) pairs tried, on OpenCV's 0–255 HSV scale
 MASK_THRESHOLDS = ((40, 150), (60, 170), (28, 130), (80, 200))
+#: distances from the table's colour (8-bit Lab units) above which a pixel counts as not table
+TABLE_DISTANCES = (14.0, 24.0)
 #: a candidate blob covers at least this share of the picture
 MIN_AREA_SHARE = 0.03
 
@@ -39,20 +41,50 @@ def working_copy(image: U8) -> tuple[U8, float]:
 
 
 def board_masks(small: U8) -> list[U8]:
-    """Binary masks (255 = maybe board) for each threshold pair of ``MASK_THRESHOLDS``."""
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    """Binary masks (255 = maybe board) for each threshold pair of ``MASK_THRESHOLDS``, on the copy
+    white-balanced on its brightest pixels (the light plate, under a lamp of any colour)."""
+    hsv = cv2.cvtColor(white_balanced(small), cv2.COLOR_BGR2HSV)
     s, v = hsv[:, :, 1], hsv[:, :, 2]
     light = v >= np.percentile(v, 35)
     side = max(small.shape[:2])
     k = max(3, round(side / 60)) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     out = []
-    for s_lo, s_hi in MASK_THRESHOLDS:
-        m = (((s < s_lo) & light) | ((s > s_hi) & (v > 60))).astype(np.uint8) * 255
+    raw = [(((s < s_lo) & light) | ((s > s_hi) & (v > 60))) for s_lo, s_hi in MASK_THRESHOLDS]
+    far = table_distance(small)
+    raw += [far > t for t in TABLE_DISTANCES]
+    for r in raw:
+        m = r.astype(np.uint8) * 255
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
         out.append(np.asarray(m, np.uint8))
     return out
+
+
+def table_distance(small: U8) -> NDArray[np.float32]:
+    """Each pixel's Lab distance from the table's colour (the median of the picture's outer
+    border, lightness counting half): the board stands out from the table whatever its colours."""
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    b = max(2, min(small.shape[:2]) // 30)
+    border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                             lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    ref = np.median(border, axis=0)
+    d = lab - ref
+    d[:, :, 0] *= 0.5
+    out = np.sqrt((d ** 2).sum(axis=2))
+    return np.asarray(cv2.medianBlur(out.astype(np.float32), 5), np.float32)
+
+
+def white_balanced(small: U8) -> U8:
+    """The copy with von Kries gains that make the mean of its brightest tenth (below clipping) grey."""
+    f = small.astype(np.float32)
+    lum = f.sum(axis=2)
+    sel = (lum >= np.percentile(lum, 90)) & (f.max(axis=2) < 250)
+    if sel.sum() < 50:
+        return small
+    ref = f[sel].mean(axis=0)
+    gains = ref.mean() / np.maximum(ref, 1.0)
+    return np.asarray(np.clip(f * gains, 0, 255), np.uint8)
 
 
 def _line_fit(pts: F64) -> tuple[F64, F64] | None:

@@ -20,6 +20,7 @@ TARGETS = {
     "replay": "following rendered game videos: moves recovered, false/missed events, latency",
     "serve": "live updates: latency from event commit to receipt on concurrent SSE clients",
     "render": "synthetic renderer: frames rendered per second",
+    "real": "the square Blokus reader on labelled photographs (and renders): located, squares right, perfect",
 }
 
 

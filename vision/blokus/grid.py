@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -87,14 +88,21 @@ def edge_profiles(view: U8, lo: int, hi: int) -> tuple[F64, F64]:
 def comb(profile: F64, lo: int, hi: int, pitches: F64) -> tuple[float, float, float]:
     """Best pitch among ``pitches`` for the profile's part ``lo:hi``: (pitch, phase x0 of a line,
     strength = |Fourier component| / total)."""
-    x = np.arange(lo, hi, dtype=np.float64)
     e = profile[lo:hi] - profile[lo:hi].mean()
     total = float(np.abs(profile[lo:hi]).sum()) + 1e-9
-    s = np.exp(-2j * np.pi * x[None, :] / pitches[:, None]) @ e
+    s = _waves(lo, hi, tuple(float(p) for p in pitches)) @ e
     i = int(np.argmax(np.abs(s)))
     p = float(pitches[i])
     x0 = (-np.angle(s[i]) / (2 * np.pi)) * p
     return p, float(x0 % p), float(np.abs(s[i]) / total)
+
+
+@lru_cache(maxsize=64)
+def _waves(lo: int, hi: int, pitches: tuple[float, ...]) -> NDArray[np.complex128]:
+    """``exp(-2πi x / p)`` for x in ``lo:hi`` (columns) and each pitch (rows)."""
+    x = np.arange(lo, hi, dtype=np.float64)
+    p = np.array(pitches, np.float64)
+    return np.asarray(np.exp(-2j * np.pi * x[None, :] / p[:, None]), np.complex128)
 
 
 def _wrap(d: float, p: float) -> float:

@@ -92,7 +92,7 @@ def _line_fit(pts: F64) -> tuple[F64, F64] | None:
     if len(pts) < 2:
         return None
     c = pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(pts - c)
+    _, _, vt = np.linalg.svd(pts - c, full_matrices=False)
     return c, vt[0]
 
 

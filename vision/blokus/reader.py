@@ -33,7 +33,7 @@ def locate_grid(image: NDArray[np.uint8], n: int) -> GridFit:
     small, scale = working_copy(image)
     quads = [q / scale for q in candidate_quads(small)]
     if not quads:
-        raise BoardNotLocatedError("no square Blokus board found in the picture (no light plate outline)")
+        raise BoardNotLocatedError(f"no {n}×{n} square Blokus board found in the picture (no light plate outline)")
     pyr = Pyramid(image)
     firsts = []
     for q in quads:

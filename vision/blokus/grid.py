@@ -31,6 +31,8 @@ FIT_UNIT = 24
 MARGIN = 1
 #: bands across the board each grid line is located in
 BANDS = 5
+#: whole squares the grid window may move by after a fit (an outline that missed part of the board)
+MAX_SHIFT = 3
 #: rounds of per-line refinement after the first whole-grid fit
 REFINE_ROUNDS = 2
 
@@ -229,11 +231,11 @@ def best_shift(pyr: Pyramid, h: F64, n: int) -> tuple[int, int]:
     """Whole squares (columns, rows) to move the grid window by so its ``n + 1`` lines are the
     strongest run: the rim beyond the outer lines is flat, a window one square off takes in a
     line that is not there."""
-    reach = 2
+    reach = MAX_SHIFT + 1
     shifts = []
     for e in line_energies(pyr, h, n, reach):
-        sums = [e[reach + s: reach + s + n + 1].sum() for s in (-1, 0, 1)]
-        shifts.append(int(np.argmax(sums)) - 1)
+        sums = [e[reach + s: reach + s + n + 1].sum() for s in range(-MAX_SHIFT, MAX_SHIFT + 1)]
+        shifts.append(int(np.argmax(sums)) - MAX_SHIFT)
     return shifts[0], shifts[1]
 
 
@@ -252,8 +254,9 @@ def fit_grid(pyr: Pyramid, quad: F64, n: int) -> GridFit | None:
     score = 0.0
     for _ in range(REFINE_ROUNDS):
         h, score = refine(pyr, h, n)
+    for _ in range(MAX_SHIFT):
         dx, dy = best_shift(pyr, h, n)
-        if dx or dy:
-            h = shifted(h, dx, dy)
-            h, score = refine(pyr, h, n)
+        if not (dx or dy):
+            break
+        h, score = refine(pyr, shifted(h, dx, dy), n)
     return GridFit(h, score)

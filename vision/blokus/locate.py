@@ -188,7 +188,7 @@ def candidate_quads(small: U8, max_per_mask: int = 2) -> list[F64]:
     return out
 
 
-def quads_from_lines(contour: NDArray[np.int32], area: float, per_side: int = 2) -> list[F64 | None]:
+def quads_from_lines(contour: NDArray[np.int32], area: float, per_side: int = 3) -> list[F64 | None]:
     """Outlines from the straight runs of a blob's boundary (Hough lines): for each of the two main
     directions the ``per_side`` strongest lines on each side of the blob's centre, all pairings.
     A blob that has grown into a bright table or a cup keeps the board's straight sides."""
@@ -212,6 +212,8 @@ def quads_from_lines(contour: NDArray[np.int32], area: float, per_side: int = 2)
     for ref in (t1, t1 + np.pi / 2):
         sides: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
         for rho, theta in kept:
+            if np.cos(theta - ref) < 0:  # the same line with its normal turned towards ref's
+                rho, theta = -rho, theta - np.pi
             if _angle_gap(theta, ref) < np.radians(25):
                 d = cx * np.cos(theta) + cy * np.sin(theta) - rho
                 if abs(d) > 0.15 * size:

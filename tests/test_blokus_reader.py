@@ -59,6 +59,13 @@ def test_rendered_boards_are_located_and_read(seed: int, game: str) -> None:
     assert err < 0.01 * max(f.image.shape[:2]), err
 
 
+def test_hard_render_is_read() -> None:
+    """A 2–6 MP picture, steep camera, spare pieces against the rim, dim warm light."""
+    f = render_blokus(5, "blokus", hard=True)
+    r = read_blokus(f.image)
+    assert right_share(r.grid(20), f.truth) >= MIN_SQUARES
+
+
 def test_quarter_turned_picture_names_squares_from_its_top_edge() -> None:
     """INTERFACES §3: the board edge nearest the top of the picture is the top edge, so turning the
     picture a quarter turn turns the reading with it."""

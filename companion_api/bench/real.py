@@ -8,8 +8,8 @@ empty) and the pictures of each board as ``NAME.KIND.jpg`` (``raw``: the photo a
 with the picture upright (EXIF orientation applied), so it is compared as-is: the reader names
 squares from the board edge nearest the top of the picture (INTERFACES §3).
 
-One row per picture (located, squares right, wrong squares, ms), totals per kind, and a row on
-``--renders`` pictures from ``vision.render.blokus`` (seeded). Exit 2 if ``DIR`` holds no
+One row per picture (located, squares right, wrong squares, ms), totals per kind, and rows on
+``--renders`` pictures from ``vision.render.blokus`` (seeded), normal and hard. Exit 2 if ``DIR`` holds no
 labelled picture and no renders were asked for.
 """
 
@@ -33,7 +33,8 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", choices=("blokus", "blokus_duo"), default="blokus")
     p.add_argument("--dir", metavar="DIR", help="labelled photographs (NAME.txt + NAME[.KIND].jpg)")
-    p.add_argument("--renders", type=int, default=10, help="rendered boards to read as well (0: none)")
+    p.add_argument("--renders", type=int, default=10,
+                   help="rendered boards to read as well, normal and hard each (0: none)")
     p.add_argument("--seed", type=seed_number, default=0, help="first render seed")
 
 
@@ -126,12 +127,13 @@ def run(args: argparse.Namespace) -> int:
         rows.append(row)
     for kind, results in by_kind.items():
         rows.append([*_row(f"all {kind}", results), ""])
-    if args.renders > 0:
+    for hard in (False, True) if args.renders > 0 else ():
         rendered = []
         for seed in range(args.seed, args.seed + args.renders):
-            f = render_blokus(seed, args.game)
+            f = render_blokus(seed, args.game, hard=hard)
             rendered.append(score(f.image, f.truth, args.game))
-        rows.append([*_row(f"renders (seeds {args.seed}–{args.seed + args.renders - 1})", rendered), ""])
+        label = f"{'hard ' if hard else ''}renders (seeds {args.seed}–{args.seed + args.renders - 1})"
+        rows.append([*_row(label, rendered), ""])
     heads = ["pictures", "n", "located", "squares right %", "perfect boards", "median ms", "wrong squares"]
     print(format_table(heads, rows, title=f"companion bench real --game {args.game}: square Blokus reader "
                        "vs labelled pictures (OpenCV on 1 thread)"))

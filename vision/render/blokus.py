@@ -92,6 +92,10 @@ def board_texture(rng: np.random.Generator, grid: list[list[str | None]], game: 
             tex[y:y + u, x:x + line] -= 35
     tex[rim + n * u - line:rim + n * u, rim:rim + n * u] -= 35
     tex[rim:rim + n * u, rim + n * u - line:rim + n * u] -= 35
+    if game == "blokus_duo":  # the two start points, rings on squares 5-5 from two corners
+        for r, c in ((4, 4), (n - 5, n - 5)):
+            cy, cx = rim + r * u + u // 2, rim + c * u + u // 2
+            cv2.circle(tex, (cx, cy), u // 4, (base - 60.0,) * 3, 2)
     palette = PIECE_RGB[game]
     strength = float(rng.uniform(0.6, 0.85))
     inset = round(0.18 * u)
@@ -134,25 +138,17 @@ def table_texture(rng: np.random.Generator, w: int, h: int) -> U8:
     return np.asarray(np.clip(img, 0, 255), np.uint8)
 
 
-def render_blokus(seed: int, game: str = "blokus", cover: float | None = None) -> BlokusRender:
-    """One random picture of a ``game`` board, determined by ``seed``."""
+def render_blokus(seed: int, game: str = "blokus", cover: float | None = None, hard: bool = False) -> BlokusRender:
+    """One random picture of a ``game`` board, determined by ``seed``. ``hard``: 2–6 MP pictures,
+    a steeper camera, spare pieces pushed against the board's rim, dimmer and warmer light."""
     rng = np.random.default_rng(seed)
     n = SIZES[game]
     colours = list(PIECE_RGB[game])
     grid = random_pieces(rng, n, colours, float(rng.uniform(0.2, 0.8)) if cover is None else cover)
     tex = board_texture(rng, grid, game)
-    w = int(rng.integers(900, 1500))
+    w = int(rng.integers(1800, 3000)) if hard else int(rng.integers(900, 1500))
     h = int(w * rng.choice([0.75, 1.0, 1.333]))
     img = table_texture(rng, w, h).astype(np.float64)
-    # spare pieces and a cup on the table
-    palette = PIECE_RGB[game]
-    for _ in range(int(rng.integers(1, 5))):
-        rgb = palette[colours[int(rng.integers(len(colours)))]]
-        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-        box = cv2.boxPoints(((cx, cy), (rng.uniform(20, 80), rng.uniform(20, 120)), rng.uniform(0, 180)))
-        cv2.fillConvexPoly(img, np.round(box).astype(np.int32), tuple(float(v) * 0.8 for v in rgb[::-1]))
-    cv2.circle(img, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), int(rng.uniform(30, 70)),
-               (235.0, 238.0, 240.0), -1)
     # the board: any rotation, size and place, a perspective tilt
     side = tex.shape[0]
     span = rng.uniform(0.55, 0.8) * min(w, h)
@@ -160,16 +156,34 @@ def render_blokus(seed: int, game: str = "blokus", cover: float | None = None) -
     # picture" (K-B1's reading frame) is a toss-up between two edges
     theta = np.radians(float(rng.integers(4)) * 90 + rng.uniform(-39, 39))
     centre = np.array([w / 2, h / 2]) + rng.uniform(-0.08, 0.08, 2) * np.array([w, h])
-    sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * span / 2 / np.sqrt(1.0)
+    sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * span / 2
     rot = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
     dst = sq @ rot.T * 0.75 + centre
     # perspective: the far side shrinks
-    tilt = rng.uniform(0.0, 0.18)
+    tilt = rng.uniform(0.18, 0.4) if hard else rng.uniform(0.0, 0.18)
     far = int(rng.integers(4))
     mid = dst.mean(axis=0)
     for i in (far, (far + 1) % 4):
         dst[i] = mid + (dst[i] - mid) * (1 - tilt)
     dst += rng.normal(0, 0.01 * span, dst.shape)
+    # spare pieces and a cup on the table; on hard pictures some touch the board's rim
+    palette = PIECE_RGB[game]
+    unit_px = span * 0.75 / n
+    for k in range(int(rng.integers(1, 5)) + (3 if hard else 0)):
+        rgb = palette[colours[int(rng.integers(len(colours)))]]
+        if hard and k < 3:
+            i = int(rng.integers(4))
+            t = rng.uniform(0.1, 0.9)
+            edge = dst[i] + t * (dst[(i + 1) % 4] - dst[i])
+            out = edge - mid
+            cx, cy = edge + out / np.linalg.norm(out) * unit_px * rng.uniform(0.8, 1.5)
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        box = cv2.boxPoints(((float(cx), float(cy)), (unit_px * rng.uniform(1, 2), unit_px * rng.uniform(1, 5)),
+                             float(rng.uniform(0, 180))))
+        cv2.fillConvexPoly(img, np.round(box).astype(np.int32), tuple(float(v) * 0.8 for v in rgb[::-1]))
+    cv2.circle(img, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), int(rng.uniform(0.03, 0.07) * min(w, h)),
+               (235.0, 238.0, 240.0), -1)
     src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float64)
     hm = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
     warped = cv2.warpPerspective(tex, hm, (w, h), flags=cv2.INTER_AREA)
@@ -180,6 +194,8 @@ def render_blokus(seed: int, game: str = "blokus", cover: float | None = None) -
     img = img * (1 - m) + warped.astype(np.float64) * m
     # light: colour of the lamp, a gradient, noise, blur
     gains = np.array([rng.uniform(0.75, 1.1), 1.0, rng.uniform(0.9, 1.2)])
+    if hard:
+        gains *= np.array([rng.uniform(0.7, 0.9), 1.0, 1.05]) * rng.uniform(0.6, 0.9)
     gy, gx = np.mgrid[0:h, 0:w]
     ga = rng.uniform(0, 2 * np.pi)
     grad = 1 + rng.uniform(0, 0.25) * ((gx * np.cos(ga) + gy * np.sin(ga)) / max(w, h) - 0.5)

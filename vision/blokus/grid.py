@@ -92,7 +92,8 @@ def comb(profile: F64, lo: int, hi: int, pitches: F64) -> tuple[float, float, fl
     strength = |Fourier component| / total)."""
     e = profile[lo:hi] - profile[lo:hi].mean()
     total = float(np.abs(profile[lo:hi]).sum()) + 1e-9
-    s = _waves(lo, hi, tuple(float(p) for p in pitches)) @ e
+    # an elementwise product, not a BLAS call: BLAS threads only contend on these small sizes
+    s = (_waves(lo, hi, tuple(float(p) for p in pitches)) * e[None, :]).sum(axis=1)
     i = int(np.argmax(np.abs(s)))
     p = float(pitches[i])
     x0 = (-np.angle(s[i]) / (2 * np.pi)) * p

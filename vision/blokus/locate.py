@@ -53,12 +53,24 @@ def board_masks(small: U8) -> list[U8]:
     raw = [(((s < s_lo) & light) | ((s > s_hi) & (v > 60))) for s_lo, s_hi in MASK_THRESHOLDS]
     far = table_distance(small)
     raw += [far > t for t in TABLE_DISTANCES]
+    raw.append(edge_density(small, k))
     for r in raw:
         m = r.astype(np.uint8) * 255
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
         out.append(np.asarray(m, np.uint8))
     return out
+
+
+def edge_density(small: U8, k: int) -> NDArray[np.bool_]:
+    """Where edges are dense over about a square (grid lines and piece edges; a plain or grained
+    table has fewer): Otsu's split of the box-filtered gradient magnitude."""
+    g = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    mag = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0)) + np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    dens = cv2.boxFilter(mag, -1, (k, k))
+    scaled = np.clip(dens * (255.0 / max(float(dens.max()), 1e-6)), 0, 255).astype(np.uint8)
+    t, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return np.asarray(scaled > t, np.bool_)
 
 
 def table_distance(small: U8) -> NDArray[np.float32]:
@@ -163,6 +175,9 @@ def candidate_quads(small: U8, max_per_mask: int = 2) -> list[F64]:
             blob = (labels == lab).astype(np.uint8)
             cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             cnt = max(cnts, key=cv2.contourArea)
+            # holes (dark pieces the masks missed) count as blob: the outline is what matters
+            blob = np.zeros_like(blob)
+            cv2.drawContours(blob, [cnt], -1, 1, -1)
             hull = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
             quads = [quad_from_hull(hull), *quads_from_lines(cnt, area)]
             for q in quads:

@@ -22,7 +22,7 @@ from .reading import BlokusReading, BlokusSquare
 
 F64 = NDArray[np.float64]
 #: outlines whose first lattice fit is strongest get the full fit
-FULL_FITS = 3
+FULL_FITS = 6
 #: lattice strength (share of edge energy at the square pitch) a board's view reaches
 MIN_LATTICE = 0.2
 

@@ -83,6 +83,16 @@ def to_lab(bgr: F64) -> F64:
     return np.asarray(lab, np.float64)
 
 
+def balanced_medians(view: U8, n: int, unit: int = UNIT) -> F64:
+    """Square medians of the view white-balanced on the board (``white_balance`` of a first pass):
+    a highlight is judged blown against the board's white, so glare in a dim or tinted picture,
+    which stays below the sensor's clipping, is still left out."""
+    gains = white_balance(square_medians(view, n, unit)) / np.maximum(square_medians(view, n, unit), 1e-6)
+    g = np.median(gains.reshape(-1, 3), axis=0)
+    balanced = np.clip(view.astype(np.float32) * g[None, None, :].astype(np.float32), 0, 255).astype(np.uint8)
+    return square_medians(balanced, n, unit)
+
+
 def white_balance(bgr: F64) -> F64:
     """Colours scaled so the reference white is a light grey: the median of the least saturated
     ``REF_SHARE`` of squares among the brightest ``BRIGHT_SHARE`` (empty squares are the light

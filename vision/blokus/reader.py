@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from vision.locate import BoardNotLocatedError
 from vision.trigon.calib import redistort_points, undistort_image
 
-from .colours import board_view, classify_squares, square_medians
+from .colours import balanced_medians, board_view, classify_squares
 from .geometry import GAME_COLOURS, board_size, square_name
 from .grid import GridFit, Pyramid, first_fit, fit_grid
 from .locate import candidate_quads, working_copy
@@ -78,7 +78,7 @@ def read_blokus(image: NDArray[np.uint8], calibration: dict[str, Any] | None = N
     h = upright(fit.homography, n)
     t1 = time.perf_counter()
     view = board_view(img, h, n)
-    verdicts = classify_squares(square_medians(view, n), GAME_COLOURS[game])
+    verdicts = classify_squares(balanced_medians(view, n), GAME_COLOURS[game])
     t2 = time.perf_counter()
     out = [BlokusSquare(square_name(c, r, n), v.colour, v.confidence)
            for r, row in enumerate(verdicts) for c, v in enumerate(row) if v.colour is not None]

@@ -123,7 +123,21 @@ class TrianglesReader:
         return read_triangles(image, self.game, _profile_dict(calibration), debug_dir=debug)
 
 
+class BlokusReader:
+    """The square Blokus reader (``vision.blokus``): the board in a whole photo, its lattice, colours."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+
+    def read(self, image: Image, calibration: Profile | None = None, *, debug: Path | None = None) -> Reading:
+        from .blokus.reader import read_blokus
+
+        return read_blokus(image, _profile_dict(calibration), game=self.game, debug_dir=debug)
+
+
 register_reader("triolet")(lambda _variant: TrioletReader())
 register_reader("trigon")(lambda variant: TrigonReader("trigon" if variant == "trigon" else variant))
 register_reader("triominos")(lambda _variant: TrianglesReader("triominos"))
 register_reader("trio_domino")(lambda _variant: TrianglesReader("trio_domino"))
+register_reader("blokus")(lambda _variant: BlokusReader("blokus"))
+register_reader("blokus_duo")(lambda _variant: BlokusReader("blokus_duo"))

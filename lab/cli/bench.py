@@ -17,7 +17,7 @@ def bench_targets() -> dict[str, tuple[ModuleType, str]]:
     """Benchmark targets: the module (``add_arguments(parser)``, ``run(args) -> int``) and what it measures.
 
     Imported when the parser is built, not with this module: the benchmarks use the CLI's helpers."""
-    from lab.bench import camera, decide, engine, hostile, hub, read, render, replay, serve
+    from lab.bench import camera, decide, engine, hostile, hub, read, real, render, replay, serve
 
     return {
         "engine": (engine, "rules engine: events checked and placements generated per second"),
@@ -27,6 +27,7 @@ def bench_targets() -> dict[str, tuple[ModuleType, str]]:
         "serve": (serve, "live updates: latency from event commit to receipt on concurrent SSE clients"),
         "camera": (camera, "the phone as the camera: moves scored, hand-leaves-to-phone latency over WS /api/camera"),
         "render": (render, "synthetic renderer: frames rendered per second"),
+        "real": (real, "the square Blokus reader on labelled photographs (and renders): located, squares, perfect"),
         "hub": (hub, "a club's tables on one scoreboard: commit-to-scoreboard latency and hub CPU per table"),
         "hostile": (hostile, "hostile input: fuzzed bodies, 100 MB without a token, idle sockets, picture bombs"),
     }

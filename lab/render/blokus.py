@@ -1,0 +1,216 @@
+"""A simple renderer of square Blokus boards (Classic 20×20, Duo 14×14) with exact truth.
+
+Made for the square-board reader's tests and bench: a light plate with recessed squares and a
+rim, translucent pieces that tint the board under them (each square with its raised inner
+edge), specular glare, the whole warped with any rotation and a perspective tilt onto a wooden
+table with spare pieces and a white cup beside it, under light from warm to cold, with noise,
+blur and JPEG compression. Pieces are random polyominoes of 1–5 squares, not game positions.
+The truth follows RULES K-B1 in the picture's reading frame (the board edge nearest the top of
+the picture is the top edge), as the reader names squares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+U8 = NDArray[np.uint8]
+F64 = NDArray[np.float64]
+
+#: nominal piece colours (RGB) by game
+PIECE_RGB: dict[str, dict[str, tuple[int, int, int]]] = {
+    "blokus": {"blue": (30, 60, 210), "yellow": (250, 210, 10), "red": (220, 30, 35), "green": (10, 150, 100)},
+    "blokus_duo": {"purple": (125, 55, 175), "orange": (245, 120, 20)},
+}
+SIZES = {"blokus": 20, "blokus_duo": 14}
+#: texture pixels per square
+TEX_UNIT = 36
+#: rim width in squares
+RIM = 0.5
+
+
+@dataclass(frozen=True)
+class BlokusRender:
+    """A rendered picture (BGR), its truth as rows from the reading frame's top (colour or
+    ``None``), and the playing area's corners in the picture clockwise from the reading frame's
+    top-left."""
+
+    image: U8
+    truth: list[list[str | None]]
+    corners_px: F64
+    game: str
+
+
+def random_pieces(rng: np.random.Generator, n: int, colours: list[str], cover: float) -> list[list[str | None]]:
+    """Random polyominoes of 1–5 squares in random colours until about ``cover`` of the board is
+    covered (pieces may touch at edges, as after a finished game)."""
+    grid: list[list[str | None]] = [[None] * n for _ in range(n)]
+    target = int(cover * n * n)
+    filled = 0
+    tries = 0
+    while filled < target and tries < 20 * n * n:
+        tries += 1
+        r, c = int(rng.integers(n)), int(rng.integers(n))
+        if grid[r][c] is not None:
+            continue
+        colour = colours[int(rng.integers(len(colours)))]
+        cells = [(r, c)]
+        size = int(rng.integers(1, 6))
+        for _ in range(20):
+            if len(cells) >= size:
+                break
+            br, bc = cells[int(rng.integers(len(cells)))]
+            dr, dc = [(0, 1), (1, 0), (0, -1), (-1, 0)][int(rng.integers(4))]
+            nr, nc = br + dr, bc + dc
+            if 0 <= nr < n and 0 <= nc < n and grid[nr][nc] is None and (nr, nc) not in cells:
+                cells.append((nr, nc))
+        for rr, cc in cells:
+            grid[rr][cc] = colour
+        filled += len(cells)
+    return grid
+
+
+def board_texture(rng: np.random.Generator, grid: list[list[str | None]], game: str) -> U8:
+    """The board seen straight on (BGR), rim included."""
+    n = len(grid)
+    u = TEX_UNIT
+    rim = round(RIM * u)
+    side = n * u + 2 * rim
+    base = float(rng.uniform(215, 250))
+    tint = rng.uniform(-6, 6, 3)
+    tex = np.empty((side, side, 3), np.float64)
+    tex[:] = base + tint
+    line = max(1, u // 14)
+    for r in range(n):
+        for c in range(n):
+            y, x = rim + r * u, rim + c * u
+            tex[y:y + u, x:x + u] -= rng.uniform(4, 12)
+            tex[y:y + line, x:x + u] -= 35
+            tex[y:y + u, x:x + line] -= 35
+    tex[rim + n * u - line:rim + n * u, rim:rim + n * u] -= 35
+    tex[rim:rim + n * u, rim + n * u - line:rim + n * u] -= 35
+    if game == "blokus_duo":  # the two start points, rings on squares 5-5 from two corners
+        for r, c in ((4, 4), (n - 5, n - 5)):
+            cy, cx = rim + r * u + u // 2, rim + c * u + u // 2
+            cv2.circle(tex, (cx, cy), u // 4, (base - 60.0,) * 3, 2)
+    palette = PIECE_RGB[game]
+    strength = float(rng.uniform(0.6, 0.85))
+    inset = round(0.18 * u)
+    for r in range(n):
+        for c in range(n):
+            colour = grid[r][c]
+            if colour is None:
+                continue
+            rgb = np.array(palette[colour], np.float64) + rng.normal(0, 8, 3)
+            trans = np.clip(rgb[::-1] / 255.0, 0.03, 1.0)
+            y, x = rim + r * u, rim + c * u
+            sq = tex[y:y + u, x:x + u]
+            sq[:] = sq * (1 - strength + strength * trans)
+            # the raised inner square: a darker ring and a slightly lighter top
+            a, b = inset, u - inset
+            ring = sq[a:b, a:b].copy()
+            sq[a:b, a:b] *= 0.7
+            sq[a + 2:b - 2, a + 2:b - 2] = ring[2:-2, 2:-2] * 1.04
+    # glare: a few bright soft spots
+    glare = np.zeros((side, side), np.float64)
+    for _ in range(int(rng.integers(0, 6))):
+        cx, cy = rng.uniform(0, side, 2)
+        ax = rng.uniform(0.2, 0.7) * u
+        cv2.ellipse(glare, (int(cx), int(cy)), (int(ax), int(ax * rng.uniform(0.3, 1))), float(rng.uniform(0, 180)),
+                    0, 360, 1.0, -1)
+    glare = np.asarray(cv2.GaussianBlur(glare, (0, 0), u * 0.15), np.float64)
+    tex = tex + glare[:, :, None] * rng.uniform(60, 160)
+    return np.asarray(np.clip(tex, 0, 255), np.uint8)
+
+
+def table_texture(rng: np.random.Generator, w: int, h: int) -> U8:
+    """A wooden table top (BGR) with grain."""
+    base = np.array([rng.uniform(110, 160), rng.uniform(150, 190), rng.uniform(185, 225)])
+    y = np.arange(h)[:, None]
+    x = np.arange(w)[None, :]
+    angle = rng.uniform(0, np.pi)
+    t = x * np.cos(angle) + y * np.sin(angle)
+    grain = np.sin(t / rng.uniform(6, 20) + 3 * np.sin(t / rng.uniform(60, 200))) * rng.uniform(4, 12)
+    img = base[None, None, :] + grain[:, :, None] * np.array([0.7, 0.85, 1.0])
+    return np.asarray(np.clip(img, 0, 255), np.uint8)
+
+
+def render_blokus(seed: int, game: str = "blokus", cover: float | None = None, hard: bool = False) -> BlokusRender:
+    """One random picture of a ``game`` board, determined by ``seed``. ``hard``: 2–6 MP pictures,
+    a steeper camera, spare pieces pushed against the board's rim, dimmer and warmer light."""
+    rng = np.random.default_rng(seed)
+    n = SIZES[game]
+    colours = list(PIECE_RGB[game])
+    grid = random_pieces(rng, n, colours, float(rng.uniform(0.2, 0.8)) if cover is None else cover)
+    tex = board_texture(rng, grid, game)
+    w = int(rng.integers(1800, 3000)) if hard else int(rng.integers(900, 1500))
+    h = int(w * rng.choice([0.75, 1.0, 1.333]))
+    img = table_texture(rng, w, h).astype(np.float64)
+    # the board: any rotation, size and place, a perspective tilt
+    side = tex.shape[0]
+    span = rng.uniform(0.55, 0.8) * min(w, h)
+    # any rotation but within 6° of a diagonal, where "the board edge nearest the top of the
+    # picture" (K-B1's reading frame) is a toss-up between two edges
+    theta = np.radians(float(rng.integers(4)) * 90 + rng.uniform(-39, 39))
+    centre = np.array([w / 2, h / 2]) + rng.uniform(-0.08, 0.08, 2) * np.array([w, h])
+    sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * span / 2
+    rot = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    dst = sq @ rot.T * 0.75 + centre
+    # perspective: the far side shrinks
+    tilt = rng.uniform(0.18, 0.4) if hard else rng.uniform(0.0, 0.18)
+    far = int(rng.integers(4))
+    mid = dst.mean(axis=0)
+    for i in (far, (far + 1) % 4):
+        dst[i] = mid + (dst[i] - mid) * (1 - tilt)
+    dst += rng.normal(0, 0.01 * span, dst.shape)
+    # spare pieces and a cup on the table; on hard pictures some touch the board's rim
+    palette = PIECE_RGB[game]
+    unit_px = span * 0.75 / n
+    for k in range(int(rng.integers(1, 5)) + (3 if hard else 0)):
+        rgb = palette[colours[int(rng.integers(len(colours)))]]
+        if hard and k < 3:
+            i = int(rng.integers(4))
+            t = rng.uniform(0.1, 0.9)
+            edge = dst[i] + t * (dst[(i + 1) % 4] - dst[i])
+            out = edge - mid
+            cx, cy = edge + out / np.linalg.norm(out) * unit_px * rng.uniform(0.8, 1.5)
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        box = cv2.boxPoints(((float(cx), float(cy)), (unit_px * rng.uniform(1, 2), unit_px * rng.uniform(1, 5)),
+                             float(rng.uniform(0, 180))))
+        cv2.fillConvexPoly(img, np.round(box).astype(np.int32), tuple(float(v) * 0.8 for v in rgb[::-1]))
+    cv2.circle(img, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), int(rng.uniform(0.03, 0.07) * min(w, h)),
+               (235.0, 238.0, 240.0), -1)
+    src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float64)
+    hm = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    warped = cv2.warpPerspective(tex, hm, (w, h), flags=cv2.INTER_AREA)
+    mask = cv2.warpPerspective(np.full((side, side), 255, np.uint8), hm, (w, h))
+    shadow = np.asarray(cv2.GaussianBlur(mask.astype(np.float64), (0, 0), 6), np.float64) / 255.0
+    img = img * (1 - 0.25 * shadow[:, :, None])
+    m = mask.astype(np.float64)[:, :, None] / 255.0
+    img = img * (1 - m) + warped.astype(np.float64) * m
+    # light: colour of the lamp, a gradient, noise, blur
+    gains = np.array([rng.uniform(0.75, 1.1), 1.0, rng.uniform(0.9, 1.2)])
+    if hard:
+        gains *= np.array([rng.uniform(0.7, 0.9), 1.0, 1.05]) * rng.uniform(0.6, 0.9)
+    gy, gx = np.mgrid[0:h, 0:w]
+    ga = rng.uniform(0, 2 * np.pi)
+    grad = 1 + rng.uniform(0, 0.25) * ((gx * np.cos(ga) + gy * np.sin(ga)) / max(w, h) - 0.5)
+    img = img * gains[None, None, :] * grad[:, :, None] * rng.uniform(0.8, 1.05)
+    img = img + rng.normal(0, rng.uniform(1, 4), img.shape)
+    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), rng.uniform(0.5, 1.2))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
+    image = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8) if ok else np.asarray(img, np.uint8)
+    # playing-area corners, and the truth turned into the reading frame
+    rim = round(RIM * TEX_UNIT)
+    play = np.array([[rim, rim], [side - rim, rim], [side - rim, side - rim], [rim, side - rim]], np.float64)
+    pts = np.c_[play, np.ones(4)] @ hm.T
+    corners = pts[:, :2] / pts[:, 2:3]
+    mids = [(corners[i] + corners[(i + 1) % 4]) / 2 for i in range(4)]
+    top = int(np.argmin([p[1] for p in mids]))
+    turned = np.rot90(np.array(grid, dtype=object), top)
+    truth = [[v if v is None else str(v) for v in row] for row in turned.tolist()]
+    return BlokusRender(image=image, truth=truth, corners_px=np.roll(corners, -top, axis=0), game=game)

@@ -13,13 +13,13 @@ from reader_helpers import six_nine_frame, truth_cells
 
 import vision.triolet.cnn as cnn_module
 from vision.locate import locate_board
+from vision.nets import conv3x3
 from vision.triolet.classifier import EMPTY, WILD
 from vision.triolet.cnn import (
     CNN_PATH,
     SECOND_CNN_PATH,
     area_matrix,
     cnn_from_arrays,
-    conv3x3,
     load_cnn,
     max_pool2,
     prepare,
@@ -61,9 +61,9 @@ def test_reader_cnn_building_blocks(channels: int) -> None:
     x = rng.normal(size=(2, 6, 5, channels)).astype(np.float32)
     w = rng.normal(size=(9 * channels, 4)).astype(np.float32)
     b = rng.normal(size=4).astype(np.float32)
-    got = conv3x3(x, w, b)
-    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     k = w.reshape(3, 3, channels, 4)
+    got = conv3x3(x, k, b)
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     want = np.zeros((2, 6, 5, 4), np.float32)
     for i in range(6):
         for j in range(5):

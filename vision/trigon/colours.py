@@ -32,6 +32,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.nets import conv3x3, load_weights, softmax
+
 from .geometry import SQRT3, cell_table, hexagon_corners
 
 F32 = NDArray[np.float32]
@@ -238,7 +240,7 @@ class CellNet:
         h = x
         last = len(self.convs) - 1
         for i, ((w, b), (_cin, _cout, stride, dil)) in enumerate(zip(self.convs, NET_LAYERS, strict=True)):
-            z = conv3x3(h, w, b, stride, dil)
+            z = conv3x3(h[None], w, b, stride, dil)[0]
             if i == last:
                 z += h.mean(axis=(0, 1)) @ self.context[0] + self.context[1]
             h = np.maximum(z, np.float32(0))
@@ -249,39 +251,7 @@ class CellNet:
         """Class probabilities of every ``cell_table(9)`` triangle (cells × classes)."""
         idx, wts = pool_table()
         z = self.logits(x)
-        cl = np.einsum("ck,ckj->cj", wts, z[idx])
-        cl -= cl.max(axis=1, keepdims=True)
-        e = np.exp(cl)
-        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
-
-
-def conv3x3(x: F32, w: F32, b: F32, stride: int = 1, dil: int = 1) -> F32:
-    """A 3×3 convolution of an H×W×C map with zero padding ``dil``; ``w`` is (3, 3, C, out)."""
-    hgt, wid, cin = x.shape
-    if stride == 1:
-        # nine products of contiguous row-major slices of the padded map (one spare row at the end),
-        # computed over the padded width; the pad columns are dropped at the end
-        wp = wid + 2 * dil
-        xp = np.zeros((hgt + 2 * dil + 1, wp, cin), np.float32)
-        xp[dil:dil + hgt, dil:dil + wid] = x
-        flat = xp.reshape(-1, cin)
-        n = hgt * wp
-        acc = np.empty((n, w.shape[-1]), np.float32)
-        acc[:] = b
-        for i in range(3):
-            for j in range(3):
-                o = (i * wp + j) * dil
-                acc += flat[o:o + n] @ w[i, j]
-        return np.asarray(acc.reshape(hgt, wp, -1)[:, :wid], np.float32)
-    xp = np.pad(x, ((dil, dil), (dil, dil), (0, 0)))
-    ho, wo = (hgt - 1) // stride + 1, (wid - 1) // stride + 1
-    cols = np.empty((ho, wo, 9, cin), np.float32)
-    for i in range(3):
-        for j in range(3):
-            cols[:, :, 3 * i + j] = xp[i * dil:i * dil + stride * (ho - 1) + 1:stride,
-                                       j * dil:j * dil + stride * (wo - 1) + 1:stride]
-    out = cols.reshape(ho * wo, 9 * cin) @ w.reshape(9 * cin, -1) + b
-    return np.asarray(out.reshape(ho, wo, -1), np.float32)
+        return softmax(np.einsum("ck,ckj->cj", wts, z[idx]))
 
 
 def net_from_arrays(d: dict[str, NDArray[np.generic]]) -> CellNet:
@@ -295,11 +265,8 @@ def net_from_arrays(d: dict[str, NDArray[np.generic]]) -> CellNet:
 @lru_cache(maxsize=2)
 def load_cell_net(path: str | None = None) -> CellNet:
     """The cell net from ``path`` (default: the committed ``trigon_cells.npz``)."""
-    p = Path(path) if path else CELLS_NET_PATH
-    if not p.exists():
-        raise CellNetMissingError(f"{p}: Trigon cell net missing (run python3 -m vision.models.train_trigon_cells)")
-    with np.load(p) as d:
-        return net_from_arrays({k: d[k] for k in d.files})
+    return net_from_arrays(load_weights(Path(path) if path else CELLS_NET_PATH, CellNetMissingError,
+                                        "Trigon cell net", "vision.models.train_trigon_cells"))
 
 
 def classify_cells_net(image: U8, h_board_img: F64, net: CellNet | None = None

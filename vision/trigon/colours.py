@@ -1,6 +1,6 @@
 """Classify each Trigon triangle as empty or covered by a blue, yellow, red or green piece.
 
-Two methods (``METHOD``):
+Two methods (``classify_cells``' ``method``):
 
 ``"net"`` (default): a small fully-convolutional net (``vision/models/trigon_cells.npz``, trained on
 rendered frames by ``vision/models/train_trigon_cells.py``) over the board seen straight on at
@@ -44,8 +44,6 @@ U8 = NDArray[np.uint8]
 COLOURS = ("blue", "yellow", "red", "green")
 #: the net's classes, in output order
 CLASSES: tuple[str | None, ...] = (None, *COLOURS)
-#: ``"net"`` (the learned classifier) or ``"rule"`` (rim white balance + chroma threshold)
-METHOD = "net"
 #: Lab hue (degrees, atan2(b, a)) of each piece colour seen over grey.
 HUES = {"blue": -85.0, "yellow": 85.0, "red": 35.0, "green": 150.0}
 #: Chroma (Lab units, relative to the rim grey) above which a triangle counts as covered.
@@ -312,11 +310,14 @@ def board_view(image: U8, h_board_img: F64, size: int, unit: float = VIEW_UNIT) 
     return np.asarray(cv2.warpPerspective(image, hv, (size, size), flags=cv2.INTER_LINEAR), np.uint8)
 
 
-def classify_cells(image: U8, h_board_img: F64, plate_radius: float, side: int = 9
+def classify_cells(image: U8, h_board_img: F64, plate_radius: float, side: int = 9, *, method: str = "net"
                    ) -> tuple[list[CellColour], U8]:
-    """A verdict for every cell of ``cell_table(9)`` (side-9 frame) and the white-balanced view
-    (by ``METHOD``; ``plate_radius`` and ``side`` matter to the rule only)."""
-    if METHOD == "net":
+    """A verdict for every cell of ``cell_table(9)`` (side-9 frame) and the white-balanced view, by
+    ``method``: ``"net"`` (the learned classifier) or ``"rule"`` (rim white balance + chroma
+    threshold; ``plate_radius`` and ``side`` matter to the rule only)."""
+    if method not in ("net", "rule"):
+        raise ValueError(f"unknown Trigon cell method {method!r} (net or rule)")
+    if method == "net":
         verdicts, view, _ = classify_cells_net(image, h_board_img)
         return verdicts, view
     return classify_cells_rule(image, h_board_img, plate_radius, side)
@@ -378,6 +379,6 @@ def prototype_hue(rgb: tuple[int, int, int]) -> float:
     return math.degrees(math.atan2(lab[2] - 128, lab[1] - 128))
 
 
-__all__ = ["CLASSES", "COLOURS", "METHOD", "SQRT3", "CellColour", "CellNet", "CellNetMissingError", "board_view",
+__all__ = ["CLASSES", "COLOURS", "SQRT3", "CellColour", "CellNet", "CellNetMissingError", "board_view",
            "cell_means", "classify_cells", "classify_cells_net", "classify_cells_rule", "load_cell_net", "net_input",
            "net_view", "prototype_hue"]

@@ -39,8 +39,7 @@ HAND_CNN_PATHS: tuple[Path, ...] = (CNN_PATH.with_name("triolet_cnn_hand.npz"),
                                     CNN_PATH.with_name("triolet_cnn_hand_b.npz"))
 #: Added to a crop's standard deviation (0–1 intensity units) before dividing by it.
 NORM_EPS = 0.03
-#: What runs the net: ``"auto"`` (the first of ``RUNTIMES`` that loads it), or one of ``RUNTIMES``.
-RUNTIME = "auto"
+#: What can run the net, fastest first (``SquareCnn.preferred_runtime`` picks one, or ``"auto"``).
 RUNTIMES = ("onnxruntime", "cv2.dnn", "numpy")
 
 Runner = Callable[[F32], F32]
@@ -93,6 +92,9 @@ class SquareCnn:
     convs: tuple[tuple[F32, F32], ...]
     hidden: tuple[F32, F32]
     out: tuple[F32, F32]
+    #: What runs the net: ``"auto"`` (the first of ``RUNTIMES`` that loads it), or one of ``RUNTIMES``
+    #: (``dataclasses.replace(net, preferred_runtime=...)``).
+    preferred_runtime: str = "auto"
     #: runtime name → the loaded net's runner (``None``: that runtime cannot run it), and its lock
     _runners: dict[str, Runner | None] = field(default_factory=dict, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -111,16 +113,16 @@ class SquareCnn:
             return self._runners[runtime]
 
     def runtime(self) -> str:
-        """The runtime ``logits`` uses: ``RUNTIME``, or with ``"auto"`` the first that loads the net."""
-        if RUNTIME != "auto":
-            return RUNTIME
+        """The runtime ``logits`` uses: ``preferred_runtime``, or with ``"auto"`` the first that loads the net."""
+        if self.preferred_runtime != "auto":
+            return self.preferred_runtime
         return next(r for r in RUNTIMES if self.runner(r) is not None)
 
     def _logits(self, crops: U8) -> F32:
         x = prepare(crops, self.in_size)
         run = self.runner(self.runtime())
         if run is None:
-            raise CnnMissingError(f"the CNN runtime {RUNTIME!r} cannot run the net")
+            raise CnnMissingError(f"the CNN runtime {self.preferred_runtime!r} cannot run the net")
         return run(x)
 
     def numpy_logits(self, x: F32) -> F32:

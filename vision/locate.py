@@ -40,6 +40,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.triolet.board import DOUBLE_SQUARES, NAMES, REPLAY_SQUARES, TRIPLE_SQUARES
 from vision.locate_lens import LensFitOptions, fit_lens_to_grid
 
 F64 = NDArray[np.float64]
@@ -224,10 +225,10 @@ IN_VIEW_FAINT = DEFAULT_LOCATE_OPTIONS.accept.in_view_faint
 #: A window's squares' grid-line contrast for lines to count, for the reader (``ShiftOptions.ring_lines_min``).
 RING_LINES_MIN = DEFAULT_LOCATE_OPTIONS.shift.ring_lines_min
 
-#: the special squares (T-B2): double, triple and replay
-DOUBLE = ("H8", "D8", "L8", "H4", "H12", "E5", "K5", "E11", "K11")
-TRIPLE = ("E2", "K2", "E14", "K14", "B5", "N5", "B11", "N11")
-REPLAY = ("A8", "O8", "H1", "H15", "B2", "N2", "B14", "N14")
+#: the special squares (T-B2) by name, as the engine has them: double, triple and replay
+DOUBLE = tuple(NAMES[i] for i in sorted(DOUBLE_SQUARES))
+TRIPLE = tuple(NAMES[i] for i in sorted(TRIPLE_SQUARES))
+REPLAY = tuple(NAMES[i] for i in sorted(REPLAY_SQUARES))
 
 
 class BoardNotLocatedError(RuntimeError):

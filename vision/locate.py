@@ -1185,7 +1185,7 @@ def locate_board(image: Image, game: str = "triolet", *, opts: LocateOptions = D
         raise BoardNotLocatedError("no board visible in the picture (a 15×15 grid, but most of it lies outside "
                                    "the picture)")
     corners_img = order_corners(raw)
-    h_final, _perm = _reframe(h_ref, corners_img)
+    h_final = _reframe(h_ref, corners_img)
     timings = {"candidates": (t1 - t0) * 1e3, "grid_search": (t2 - t1) * 1e3, "refine": (t3 - t2) * 1e3}
     return BoardLocation(tuple((float(x), float(y)) for x, y in corners_img), h_final, conf, timings, lens)
 
@@ -1276,9 +1276,9 @@ def _rank(quality: float, prem: float, *, opts: LocateOptions = DEFAULT_LOCATE_O
     return quality + max(0.0, prem - opts.pattern.pattern_cap)
 
 
-def _reframe(h_ref: F64, corners_img: F64) -> tuple[F64, F64]:
+def _reframe(h_ref: F64, corners_img: F64) -> F64:
     """``h_ref`` with its unit frame turned (by a symmetry of the square) so that unit corner
-    (0,0) lies at the first ordered corner and (15,0) at the second; also the unit→unit map."""
+    (0,0) lies at the first ordered corner and (15,0) at the second."""
     unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
     img = apply_h(h_ref, unit)
     best_m: F64 | None = None
@@ -1294,7 +1294,7 @@ def _reframe(h_ref: F64, corners_img: F64) -> tuple[F64, F64]:
                 best_m = np.asarray(cv2.getPerspectiveTransform(unit.astype(np.float32),
                                                                 unit[order].astype(np.float32)), np.float64)
     assert best_m is not None
-    return np.asarray(h_ref @ best_m, np.float64), best_m
+    return np.asarray(h_ref @ best_m, np.float64)
 
 
 def _checked_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Lens | None = None,

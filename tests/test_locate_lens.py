@@ -7,8 +7,18 @@ import pytest
 
 from lab.render import random_frame
 from lab.render.holdout import training_pool
-from vision.locate import SIZE, BoardNotLocatedError, Lens, apply_h, locate_board, units_to_image
-from vision.locate_lens import GridLensFit, fit_lens_to_grid, supported
+from vision.locate import (
+    DEFAULT_LOCATE_OPTIONS,
+    SIZE,
+    BoardNotLocatedError,
+    GridOptions,
+    Lens,
+    LocateOptions,
+    apply_h,
+    locate_board,
+    units_to_image,
+)
+from vision.locate_lens import GridLensFit, LensFitOptions, fit_lens_to_grid, supported
 
 W, H = 1280, 720
 UNIT = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
@@ -83,7 +93,7 @@ def test_locate_lens_strong_bending_must_explain_the_scatter() -> None:
 
 
 @pytest.mark.parametrize("seed", [16_501_613, 17_501_929])
-def test_locate_lens_unsupported_bending_is_not_fitted(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_locate_lens_unsupported_bending_is_not_fitted(seed: int) -> None:
     """(fresh seeds of stops 34–35) an arm over the board scatters the grid-line samples (straight
     rms 0.074 and 0.036 squares); the joint fit bent them by a k of the wrong sign (+0.68 and +0.11,
     the renderer's about −0.15 and −0.07) that lowered that rms by 6 % and 1 % only, and the
@@ -92,17 +102,16 @@ def test_locate_lens_unsupported_bending_is_not_fitted(seed: int, monkeypatch: p
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(W, H))
     truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
 
-    def error() -> float:
+    def error(opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
         try:
-            loc = locate_board(fr.image, "triolet")
+            loc = locate_board(fr.image, "triolet", opts=opts)
         except BoardNotLocatedError:
             return float("inf")
         got = np.asarray(loc.corners_px, np.float64)
         return min(float(np.max(np.hypot(*(np.roll(got, r, axis=0) - truth).T))) for r in range(4)) / _pitch(truth)
 
     assert error() < 0.25
-    monkeypatch.setattr("vision.locate_lens.MIN_GAIN_PER_K", 0.0)
-    assert error() > 0.25
+    assert error(LocateOptions(grid=GridOptions(lens=LensFitOptions(min_gain_per_k=0.0)))) > 0.25
 
 
 def test_lens_fit_jacobian_is_the_residuals_derivative() -> None:

@@ -4,6 +4,7 @@ by OpenCV's DNN module, its agreement with torch, and tiles read from a rendered
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import cv2
@@ -13,13 +14,13 @@ from reader_helpers import six_nine_frame, truth_cells
 
 import vision.triolet.cnn as cnn_module
 from vision.locate import locate_board
+from vision.nets import conv3x3
 from vision.triolet.classifier import EMPTY, WILD
 from vision.triolet.cnn import (
     CNN_PATH,
     SECOND_CNN_PATH,
     area_matrix,
     cnn_from_arrays,
-    conv3x3,
     load_cnn,
     max_pool2,
     prepare,
@@ -61,9 +62,9 @@ def test_reader_cnn_building_blocks(channels: int) -> None:
     x = rng.normal(size=(2, 6, 5, channels)).astype(np.float32)
     w = rng.normal(size=(9 * channels, 4)).astype(np.float32)
     b = rng.normal(size=4).astype(np.float32)
-    got = conv3x3(x, w, b)
-    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     k = w.reshape(3, 3, channels, 4)
+    got = conv3x3(x, k, b)
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     want = np.zeros((2, 6, 5, 4), np.float32)
     for i in range(6):
         for j in range(5):
@@ -106,13 +107,14 @@ def test_reader_cnn_reads_rendered_tiles_in_every_turn_t_b3() -> None:
 
 @pytest.mark.parametrize("runtime", ["onnxruntime", "cv2.dnn"])
 @pytest.mark.parametrize("path", [CNN_PATH, SECOND_CNN_PATH])
-def test_reader_cnn_runtimes_equal_numpy(path: object, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_cnn_runtimes_equal_numpy(path: object, runtime: str) -> None:
     """The net written as ONNX and run by ONNX Runtime or ``cv2.dnn`` gives the numpy net's logits,
     in batches of any size (one crop, a few, more than one chunk)."""
     with np.load(str(path)) as d:
         net = cnn_from_arrays({k: d[k] for k in d.files})
     assert net.runner(runtime) is not None, f"{runtime} could not load the ONNX net"
-    monkeypatch.setattr(cnn_module, "RUNTIME", runtime)
+    net = dataclasses.replace(net, preferred_runtime=runtime)
+    assert net.runtime() == runtime
     crops, _ = _frame_crops()
     rng = np.random.default_rng(13)
     crops = np.concatenate([crops, rng.integers(0, 256, (140, 56, 56, 3), dtype=np.uint8)])
@@ -125,8 +127,8 @@ def test_reader_cnn_runtimes_equal_numpy(path: object, runtime: str, monkeypatch
 
 
 def test_reader_cnn_prefers_onnxruntime() -> None:
-    """With ``RUNTIME = "auto"`` the installed ONNX Runtime (a dependency) runs the net."""
-    assert cnn_module.RUNTIME == "auto"
+    """With ``preferred_runtime = "auto"`` the installed ONNX Runtime (a dependency) runs the net."""
+    assert load_cnn().preferred_runtime == "auto"
     assert load_cnn().runtime() == "onnxruntime"
 
 
@@ -152,9 +154,9 @@ def test_reader_cnn_falls_back_to_dnn_then_numpy(monkeypatch: pytest.MonkeyPatch
     assert np.array_equal(net.logits(crops), net.numpy_logits(prepare(crops, net.in_size)))
 
 
-def test_reader_cnn_unknown_runtime_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cnn_module, "RUNTIME", "tensorrt")
+def test_reader_cnn_unknown_runtime_is_a_clear_error() -> None:
     net = cnn_from_arrays({k: np.asarray(v) for k, v in np.load(CNN_PATH).items()})
+    net = dataclasses.replace(net, preferred_runtime="tensorrt")
     with pytest.raises(ValueError, match="unknown CNN runtime 'tensorrt'"):
         net.logits(_frame_crops()[0][:1])
 

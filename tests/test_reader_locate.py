@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -14,8 +15,13 @@ from lab.render import random_frame
 from lab.render.frame import RenderedFrame
 from lab.render.holdout import held_out_pool, training_pool
 from vision.locate import (
+    DEFAULT_LOCATE_OPTIONS,
+    AcceptOptions,
     BoardNotLocatedError,
+    GridOptions,
     Lens,
+    LocateOptions,
+    PatternOptions,
     _ridges,
     _seen_in_front,
     _typical_size,
@@ -35,11 +41,25 @@ def _pool_frame(seed: int, difficulty: str = "normal") -> RenderedFrame:
     return random_frame("triolet", seed, difficulty, pool=training_pool(), size=(1280, 720))
 
 
-def _corner_error_px(fr: RenderedFrame) -> float:
+def _corner_error_px(fr: RenderedFrame, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
     """Largest distance of the located corners from the true ones."""
-    loc = locate_board(fr.image, "triolet")
+    loc = locate_board(fr.image, "triolet", opts=opts)
     truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
     return float(np.hypot(*(np.asarray(loc.corners_px) - truth).T).max())
+
+
+def test_reader_locate_options_are_passed_in() -> None:
+    """The locator's settings are frozen data passed in: the defaults locate a board; a caller's own
+    (a pattern no board can show, a working picture too small for any lattice) change the verdict,
+    and nothing module-wide changes with them."""
+    fr = frame(TEST_SEEDS[0])
+    assert locate_board(fr.image, opts=LocateOptions()).corners_px == locate_board(fr.image).corners_px
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        DEFAULT_LOCATE_OPTIONS.accept.min_pattern_score = 0.0  # type: ignore[misc]
+    with pytest.raises(BoardNotLocatedError, match="no 15×15 grid with its special squares"):
+        locate_board(fr.image, opts=LocateOptions(accept=AcceptOptions(min_pattern_score=math.inf)))
+    assert locate_board(fr.image).corners_px
+    assert LocateOptions() == DEFAULT_LOCATE_OPTIONS
 
 
 @pytest.mark.parametrize("seed", TEST_SEEDS)
@@ -155,7 +175,7 @@ def test_reader_locate_arm_over_the_pattern_grid_pulled_back_by_its_lines() -> N
     """(5,800,728) an arm down the middle of a black board hides its special squares: a grid three
     squares off, over the frame and the table, showed a pattern as clear as the board's own (choice
     0.59 against 0.48) and explained 84 % of the grid lines; registered on the board it explains
-    all of them (``LINE_SHIFT_GAIN``)."""
+    all of them (``ShiftOptions.line_shift_gain``)."""
     fr = _pool_frame(5_800_728)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
@@ -183,7 +203,7 @@ def test_reader_locate_check_cloth_continuing_the_lattice(seed: int) -> None:
     """Boards on a red check cloth whose squares match theirs: the grid settled two or three
     squares off, half on the cloth, and the shift back (pattern 0.33 → 0.57, 0.11 → 0.54) was
     refused because the cloth's lines made the grid explain one or two lines fewer; a shift that
-    frames the board clearly better may lose that many (``FRAMED_LINE_LOSS``)."""
+    frames the board clearly better may lose that many (``ShiftOptions.framed_line_loss``)."""
     fr = _pool_frame(seed)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
@@ -266,7 +286,7 @@ def test_reader_locate_kind_spread_is_small_only_where_the_kinds_are() -> None:
     assert int(np.argmax(choice)) == 4 * 9 + 4  # the board's own window
 
 
-def test_reader_locate_plane_base_scores_the_pattern_under_a_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_locate_plane_base_scores_the_pattern_under_a_gradient() -> None:
     """Plain squares going from dark to light across the board hide the special squares from a
     median base colour; a plane fitted to the plain squares finds them, and only where they are."""
     import vision.locate as loc
@@ -279,10 +299,8 @@ def test_reader_locate_plane_base_scores_the_pattern_under_a_gradient(monkeypatc
     board[loc.PREMIUM, 1] += 25.0  # the special squares: a little redder
     board[6:9, 2:5] = (250.0, 128.0, 128.0)  # a cluster of white tiles
     cells[1:16, 1:16] = board
-    monkeypatch.setattr(loc, "PLANE_BASE", False)
-    median_only = loc.premium_pattern_scores(cells)
-    monkeypatch.setattr(loc, "PLANE_BASE", True)
-    with_plane = loc.premium_pattern_scores(cells)
+    median_only = loc.premium_pattern_scores(cells, opts=LocateOptions(pattern=PatternOptions(plane_base=False)))
+    with_plane = loc.premium_pattern_scores(cells, opts=LocateOptions(pattern=PatternOptions(plane_base=True)))
     assert with_plane[1, 1] > median_only[1, 1] + 0.3
     assert with_plane[1, 1] > 0.5
     assert np.delete(with_plane.ravel(), 4).max() < with_plane[1, 1] - 0.3  # any shift by a square
@@ -346,7 +364,7 @@ def test_reader_locate_far_shift_that_loses_lines_is_refused() -> None:
 def test_reader_locate_shift_wins_by_a_smaller_margin() -> None:
     """(10,800,787) a hand over a burgundy board's lower half: the grid registered three rows up,
     its top rows off the picture, scored 0.51 (pattern − ring) and the board's own place 0.62. A
-    shift now has to win by 0.10, not 0.15 (``SHIFT_MARGIN``; 2,000 normal, 500 hard and 500
+    shift now has to win by 0.10, not 0.15 (``ShiftOptions.shift_margin``; 2,000 normal, 500 hard and 500
     steep dev frames: none lost)."""
     fr = _pool_frame(10_800_787)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
@@ -360,7 +378,7 @@ def test_reader_locate_far_shifted_candidate_ranks_by_the_lines_it_found() -> No
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
 
-def test_reader_locate_special_squares_under_an_arm_are_judged_in_view(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_locate_special_squares_under_an_arm_are_judged_in_view() -> None:
     """(11,800,304) an arm across a grey board: the grid is found where it is, 81 % of its lines,
     but over all 225 squares its special squares stand out by 0.06 only (the dark arm lies over
     special and plain squares alike). Over the squares in view they stand out by 0.81
@@ -370,32 +388,29 @@ def test_reader_locate_special_squares_under_an_arm_are_judged_in_view(monkeypat
     truth = units_to_image(np.asarray(fr.labels["board"]["corners_px_view"], np.float64))
     assert pattern_in_view(fr.image, truth) > 0.6
     assert pattern_in_view(fr.image, truth @ np.array([[1.0, 0, 1], [0, 1, 0], [0, 0, 1]])) < 0.1  # a column off
-    monkeypatch.setattr("vision.locate.IN_VIEW_MIN_PATTERN", 0.0)
     with pytest.raises(BoardNotLocatedError):
-        locate_board(fr.image)
+        locate_board(fr.image, opts=LocateOptions(accept=AcceptOptions(in_view_min_pattern=0.0)))
 
 
 @pytest.mark.parametrize(("game", "seed"), [("trigon", 12_500_084), ("trio_domino", 12_500_051),
                                             ("trio_domino", 12_500_080), ("trigon", 12_600_139),
                                             ("trio_domino", 12_600_148)])
-def test_reader_locate_grid_with_no_pattern_in_view_is_no_board(game: str, seed: int,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_locate_grid_with_no_pattern_in_view_is_no_board(game: str, seed: int) -> None:
     """Pictures with no Triolet board (Trigon boards; Trio Domino tiles on a blue check cloth)
     whose lines make a 15×15 grid: the first three with a weak special-square pattern by chance
     (0.07–0.17), no clearer among the squares in view (0.04–0.11); the last two with a clear one
     (0.75, 0.69) made by what hides the lines, and none in view (−0.01, −0.18). No board is
-    reported. Without the checks (``IN_VIEW_MIN_PATTERN`` 0, and for the two Trigon pictures, whose
-    lattices OpenCV 5.1 grows onto a grid mostly outside the picture, ``MAX_OUTSIDE_SHARE`` 1) each
+    reported. Without the checks (``AcceptOptions.in_view_min_pattern`` 0, and for the two Trigon pictures, whose
+    lattices OpenCV 5.1 grows onto a grid mostly outside the picture, ``max_outside_share`` 1) each
     was taken for a board, once the checks also look past the lens bending fitted to the grid
-    (``LENS_CHECK_BEND``: 12,500,051's grid bends by 0.9 squares, and seen through that lens its
+    (``GridOptions.lens_check_bend``: 12,500,051's grid bends by 0.9 squares, and seen through that lens its
     special squares do not stand out even over the whole grid)."""
     image = random_frame(game, seed, "normal", size=(1280, 720)).image
     with pytest.raises(BoardNotLocatedError):
         locate_board(image)
-    monkeypatch.setattr("vision.locate.IN_VIEW_MIN_PATTERN", 0.0)
-    monkeypatch.setattr("vision.locate.MAX_OUTSIDE_SHARE", 1.0)
-    monkeypatch.setattr("vision.locate.LENS_CHECK_BEND", math.inf)
-    assert locate_board(image).corners_px
+    unchecked = LocateOptions(accept=AcceptOptions(in_view_min_pattern=0.0, max_outside_share=1.0),
+                              grid=GridOptions(lens_check_bend=math.inf))
+    assert locate_board(image, opts=unchecked).corners_px
 
 
 @pytest.mark.parametrize("seed", [12_600_139])
@@ -404,9 +419,7 @@ def test_reader_locate_grid_mostly_outside_the_picture_is_no_board(seed: int) ->
     with OpenCV 5.1) cannot show enough special squares to be told a board: refused, and the
     message says why (a player moves the camera). (12,500,084's grid, 77 % outside, is refused
     earlier since stop 35: seen through its fitted lens its special squares do not stand out.)"""
-    from vision.locate import MAX_OUTSIDE_SHARE
-
-    assert MAX_OUTSIDE_SHARE <= 0.77
+    assert AcceptOptions().max_outside_share <= 0.77
     image = random_frame("trigon", seed, "normal", size=(1280, 720)).image
     with pytest.raises(BoardNotLocatedError, match="outside the picture" if _OPENCV_5_1 else None):
         locate_board(image)  # before OpenCV 5.1 its lattice was refused by the in-view test
@@ -430,7 +443,7 @@ def test_reader_locate_grid_across_the_horizon_is_no_board() -> None:
 
 
 @pytest.mark.parametrize("seed", [13_230_100, 13_050_283])
-def test_reader_locate_candidates_rank_by_their_pattern_in_view(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_locate_candidates_rank_by_their_pattern_in_view(seed: int) -> None:
     """(fresh seeds of stop 32) an arm lies across a green board (13,230,100) or over a board's
     special squares (13,050,283). The board's own lattice was a candidate (84 and 91 % of its
     grid lines found) but its pattern over the whole board was dim (0.32, 0.08) and a lattice of
@@ -442,22 +455,20 @@ def test_reader_locate_candidates_rank_by_their_pattern_in_view(seed: int, monke
     pitch = square_pitch_px(fr)
     assert _corner_error_px(fr) < 0.25 * pitch
     if not _OPENCV_5_1:
-        monkeypatch.setattr("vision.locate.RANK_IN_VIEW", False)
-        assert _corner_error_px(fr) > 5 * pitch
+        assert _corner_error_px(fr, LocateOptions(accept=AcceptOptions(rank_in_view=False))) > 5 * pitch
 
 
-def test_reader_locate_checks_after_the_lens_fit_see_through_the_lens(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_locate_checks_after_the_lens_fit_see_through_the_lens() -> None:
     """(13,050,283) a board under a lens bending it by k ≈ −0.23 (the renderer's −0.22). After the
     lens fit the homography maps to undistorted pixels; the shift check and the in-view pattern
     sampled the picture with it as though unbent, and with OpenCV 5.1 the board's special squares
     then scored 0.12 in view (0.40 before the fit): refused. Sampled through the lens
-    (``LENS_CHECK_BEND``) they stand out and the board is located."""
+    (``GridOptions.lens_check_bend``) they stand out and the board is located."""
     fr = _pool_frame(13_050_283)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
     if _OPENCV_5_1:
-        monkeypatch.setattr("vision.locate.LENS_CHECK_BEND", math.inf)
         with pytest.raises(BoardNotLocatedError):
-            locate_board(fr.image)
+            locate_board(fr.image, opts=LocateOptions(grid=GridOptions(lens_check_bend=math.inf)))
 
 
 def test_rectify_through_a_lens_undoes_its_bending() -> None:
@@ -480,17 +491,16 @@ def test_rectify_through_a_lens_undoes_its_bending() -> None:
 
 @pytest.mark.parametrize("seed", [13_030_305, 14_000_325, 14_200_124])
 def test_reader_locate_every_grid_line_found_pattern_in_view_against_a_plane(
-        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        seed: int) -> None:
     """(fresh seeds of stops 32–33) every grid line of the board is found, but against the plain
     squares' median colour its special squares in view hardly stand out (−0.04–0.15: light falling
     off across the board, an arm over a cream board). Against a plane fitted to the plain squares
     in view, as the whole board's pattern is scored, they do (0.30–0.40), and the board is taken
-    (``ALL_LINES_SHARE``); with the median alone it was refused."""
+    (``AcceptOptions.all_lines_share``); with the median alone it was refused."""
     fr = _pool_frame(seed)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
-    monkeypatch.setattr("vision.locate.ALL_LINES_SHARE", 1.01)
     with pytest.raises(BoardNotLocatedError, match="do not stand out where it is in view"):
-        locate_board(fr.image)
+        locate_board(fr.image, opts=LocateOptions(accept=AcceptOptions(all_lines_share=1.01)))
 
 
 @pytest.mark.xfail(strict=True, reason="stop 35: the lens fitted to this grid (k +0.18, the renderer's about "

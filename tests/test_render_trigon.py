@@ -10,7 +10,7 @@ import pytest
 from render_helpers import quiet_look, signed_area
 
 from lab.render.camera import CameraSpec
-from lab.render.trigon import TrigonScene, random_pieces, random_trigon_frame, render_trigon
+from lab.render.trigon import TrigonScene, engine_pieces, random_trigon_frame, render_trigon
 from vision.trigon.board_geometry import (
     START_POINTS,
     board_cells,
@@ -48,7 +48,8 @@ def test_render_trigon_colours_where_labels_say(variant: str) -> None:
     import cv2
     side = 8 if variant == "trigon_3" else 9
     colours = ("blue", "yellow", "red") if side == 8 else ("blue", "yellow", "red", "green")
-    pieces = random_pieces(np.random.default_rng(4), side, colours, 12)
+    pieces, _ = engine_pieces(4, variant, 12)
+    assert {c for c, _ in pieces} == set(colours)
     scene = TrigonScene(pieces=tuple(pieces), variant=variant, piece_opacity=0.85, table="laminate_white")
     cam = CameraSpec(1280, 720, 15.0, 40.0, 0.0, 700.0, (0.0, 0.0), 60.0, -0.1, 0.0)
     f = render_trigon(scene, cam, quiet_look(), np.random.default_rng(0))
@@ -69,7 +70,10 @@ def test_render_trigon_colours_where_labels_say(variant: str) -> None:
 
 
 def test_render_trigon_pieces_look_legal_b_l3() -> None:
-    pieces = random_pieces(np.random.default_rng(9), 9, ("blue", "yellow", "red", "green"), 30)
+    """The rendered pieces are a legal engine game's, replayable from the source the labels keep."""
+    pieces, source = engine_pieces(9, "trigon", 30)
+    assert source == {"source": "engine", "game": "trigon", "game_seed": 9, "variant": "trigon", "events": 30}
+    assert len(pieces) >= 20
     owner = {}
     for colour, cells in pieces:
         assert 1 <= len(cells) <= 6

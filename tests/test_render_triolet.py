@@ -26,9 +26,9 @@ from lab.render.triolet import (
 )
 from lab.render.triolet_board import TRIPLE, parse_square, rotate_square, square_name
 from lab.render.triolet_legibility import INK_GRID, face_seen
-from lab.render.triolet_random import random_triolet_frame, random_triolet_scene
+from lab.render.triolet_random import position_tiles, random_triolet_frame, random_triolet_scene
 from lab.render.triolet_tiles import TILE_COUNTS, face_ink
-from lab.sim.triolet_position import _block_ok, _runs_ok, random_position
+from lab.sim.driver import play_game
 
 SMALL = (640, 360)
 
@@ -64,9 +64,9 @@ def test_render_triolet_view_corners_follow_interfaces_3(yaw: float) -> None:
     k = f.labels["board"]["view_rotation"]
     # each tile's view square lies where the view frame says: map the view corners to a 15×15 grid
     hmat = cv2.getPerspectiveTransform(view.astype(np.float32),
-                                       np.float32([[0, 0], [15, 0], [15, 15], [0, 15]]))
+                                       np.array([[0, 0], [15, 0], [15, 15], [0, 15]], np.float32))
     for c in f.labels["cells"]:
-        p = cv2.perspectiveTransform(np.float32([[c["center_px"]]]), hmat)[0, 0]
+        p = cv2.perspectiveTransform(np.array([[c["center_px"]]], np.float32), hmat)[0, 0]
         col, row = parse_square(c["square_view"])
         assert col - 0.3 < p[0] < col + 1.3 and row - 0.3 < p[1] < row + 1.3, (c, p)
         assert c["square_view"] == square_name(*rotate_square(*parse_square(c["square"]), k))
@@ -146,9 +146,17 @@ def test_render_triolet_marks_visible_is_the_share_of_printed_ink_in_view() -> N
 
 @pytest.mark.parametrize("seed", range(6))
 def test_render_triolet_positions_obey_counts_runs_and_blocks_t_b3_t_p4_t_p5(seed: int) -> None:
+    """A rendered position is the board of a legal engine game (so T-P4/T-P5 hold by the engine's
+    checks), replayable from its labels, with T-B3's counts and play started on H8 (T-P3)."""
     rng = np.random.default_rng(seed)
-    for tiles in (random_position(rng, 70), [(t.square, t.value, t.wild) for t in
-                                             random_triolet_scene(rng, DIFFICULTIES["hard"], StylePool()).tiles]):
+    engine_tiles, source = position_tiles(rng, 70)
+    assert source["source"] == "engine"
+    replay = play_game("triolet", source["game_seed"], players=source["players"], max_tiles=source["max_tiles"])
+    assert len(replay.steps) == source["events"]
+    board_tiles = replay.steps[-1].board["tiles"]
+    assert sorted(engine_tiles) == sorted((t["square"], t["value"], bool(t.get("wild", False))) for t in board_tiles)
+    for tiles in (engine_tiles, [(t.square, t.value, t.wild) for t in
+                          random_triolet_scene(rng, DIFFICULTIES["hard"], StylePool()).tiles]):
         squares = [s for s, _, _ in tiles]
         assert len(squares) == len(set(squares))
         counts = Counter(v for _, v, w in tiles if not w)
@@ -157,8 +165,6 @@ def test_render_triolet_positions_obey_counts_runs_and_blocks_t_b3_t_p4_t_p5(see
         board = {parse_square(s): (v, w) for s, v, w in tiles}
         if board:
             assert (7, 7) in board  # T-P3: play starts on H8
-        for cell in board:
-            assert _runs_ok(board, *cell) and _block_ok(board, *cell)
 
 
 def test_render_triolet_deterministic_by_seed() -> None:
@@ -176,7 +182,7 @@ def test_render_triolet_difficulty_ranges_respected(name: str) -> None:
     d = DIFFICULTIES[name]
     for seed in range(25):
         rng = np.random.default_rng(seed)
-        scene = random_triolet_scene(rng, d, StylePool(), tiles=random_position(rng, 30))
+        scene = random_triolet_scene(rng, d, StylePool(), tiles=position_tiles(rng, 30)[0])
         cam = random_camera(rng, d, playing_corners_mm(scene), 15 * scene.square_mm, None)
         look = random_look(rng, d, StylePool())
         assert d.tilt_deg[0] <= cam.tilt_deg <= d.tilt_deg[1]

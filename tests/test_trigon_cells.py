@@ -112,10 +112,9 @@ def test_empty_board_reads_empty(seed: int, difficulty: str, board: str, light: 
         assert sum(v.colour is not None for v in rule) > 20
 
 
-def test_rule_still_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rule_still_reachable() -> None:
     f = _frame(HARD_FOR_RULE[0])
     h = true_homography(f)
-    monkeypatch.setattr(colours, "METHOD", "rule")
-    verdicts, _ = classify_cells(f.image, h, plate_radius(f))
+    verdicts, _ = classify_cells(f.image, h, plate_radius(f), method="rule")
     assert len(verdicts) == 486
     assert [v.colour for v in verdicts] == [v.colour for v in classify_cells_rule(f.image, h, plate_radius(f))[0]]

@@ -21,6 +21,10 @@ Stages (each a function below, named after what it does):
    pattern. Among windows and shifts, the one whose squares of each kind (double, triple,
    replay) also look alike is preferred: tiles can fake the contrast, not the three kinds.
 
+Every threshold of these stages is a field of a frozen options class, one class a stage
+(``SearchOptions``, ``GridOptions``, ``PatternOptions``, ``ShiftOptions``, ``AcceptOptions``),
+gathered in ``LocateOptions`` and passed in: ``locate_board(image, opts=LocateOptions(...))``.
+
 Corners follow INTERFACES §3: clockwise from the one nearest the image's top-left; that corner
 is A1, columns run to the second corner, rows to the fourth (row 1 nearest the top of the image).
 """
@@ -36,7 +40,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.locate_lens import fit_lens_to_grid
+from engine.triolet.board import DOUBLE_SQUARES, NAMES, REPLAY_SQUARES, TRIPLE_SQUARES
+from vision.locate_lens import LensFitOptions, fit_lens_to_grid
 
 F64 = NDArray[np.float64]
 # OpenCV's stubs do not carry dtypes: images are typed loosely, float64 geometry strictly.
@@ -44,91 +49,186 @@ F32 = NDArray[Any]
 U8 = NDArray[Any]
 Image = NDArray[Any]
 
+#: squares a side of the playing area
 SIZE = 15
-WORK_SIDE = 640  # longest side of the working image for the search
-CAND_SIDE = 256  # rectified candidate size for the comb search
-REFINE_PITCH = 24  # px per square when refining grid lines
-LENS_CHECK_BEND = 0.1  # squares: a lens bending the board more is followed by the checks after the lens fit
-LENS_REACH = 2.0  # focal lengths (the picture's longest side) from the centre the bending is followed
-LENS_MAP_STEP = 8  # px of the rectified board between the exactly bent samples of a lens-bent rectification
-RIDGE_SIGMAS = (1.0, 3.0)  # grid lines refined at the peaks of this difference of Gaussians (``_ridges``)
-MIN_GRID_SCORE = 0.30
-FIT_LENS = True  # lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
-USE_MESH = False  # bent-line crossings: not yet more accurate than the homography (see READER.md)
-SEED_NEIGHBOURS = 8  # a lattice's seed blob is compared in size with this many nearest blobs ...
-SEED_SIZE_RATIO = 1.3  # ... and must be within this factor of their median size
-LATTICE_SIZE_LOG = 0.6  # blobs within this log size ratio of the seed may join its lattice
-MIN_PATTERN_SCORE = 0.06  # special squares must stand out (T-B2)
-MIN_LINE_SHARE = 0.4  # share of the 32 grid lines a board must show ...
-ARM_LINE_SHARE = 0.25  # ... or this many when its special squares stand out clearly (an arm across it)
-CLEAR_PATTERN_SCORE = 0.5
-#: A grid whose special squares stand out less than this over the whole board is taken only when
-#: the special squares in view stand out at least ``IN_VIEW_MIN_PATTERN`` (``pattern_in_view``): an
-#: arm across the board lies over special and plain squares alike and hides their contrast, but
-#: among the squares in view it shows again; a check tablecloth, a notepad or another game's board
-#: whose lines make a 15×15 grid with a weak pattern by chance has none there (0: no check in
-#: view at all, ``IN_VIEW_FLOOR`` included).
-WEAK_PATTERN = 0.2
-IN_VIEW_MIN_PATTERN = 0.2
-#: However clear the pattern over the whole board, the special squares in view must stand out at
-#: least this much: a pattern made only by what hides the grid lines (a phone on a lined notepad,
-#: the coloured pieces of another game) is no board's (the least on boards found right among
-#: 1,924 dev frames: 0.12).
-IN_VIEW_FLOOR = 0.05
-#: A grid that shows at least this share of its 32 lines has its special squares in view scored
-#: against a plane fitted to the plain squares in view as well (``pattern_in_view``'s ``plane``),
-#: as the whole board's pattern is: under a light falling off across the board the plain squares'
-#: median colour hides them (fresh seeds 13,030,305, 14,000,325 and 14,200,124: every line found,
-#: −0.04–0.15 in view against the median, 0.30–0.40 against the plane). Only there: on a grid that
-#: explains fewer lines (a wrong lattice, 0.56–0.88 of them) the plane fitted to the squares in
-#: view can make a pattern of what lies around the board (fresh seed 13,200,180: 0.22, 4 squares off).
-ALL_LINES_SHARE = 0.95
-#: A square's side showing less grid line than this share of the board's median side is hidden
-#: (``side_line_shares``): a square with two such sides is not in view for ``pattern_in_view``,
-#: and is covered for the reader (``reader.OBSCURED_LINES``).
-IN_VIEW_FAINT = 0.15
-#: A grid whose corners lie farther than this many picture sizes from the picture's middle is no
-#: board in view (a lattice fitted across the horizon).
-FAR_OFF_PICTURE = 3.0
-#: A grid with more than this share of its 225 squares outside the picture is no board found: too
-#: few of its special squares are in view for their pattern to tell a board (two Trigon pictures,
-#: 77 % and 96 % outside, passed the in-view test on 8–50 squares once OpenCV 5.1 grew their
-#: lattices otherwise; no true board of 3,500 normal dev frames has any square outside).
-MAX_OUTSIDE_SHARE = 0.5
-KIND_WEIGHT = 0.5  # weight of the kinds' colour spread against the special-square pattern
-PLANE_BASE = True  # special squares also scored against a plane fitted to the plain ones (a light gradient)
-PLANE_ROUNDS = 3  # reweighting rounds of that fit
-PLANE_BELOW = 0.5  # ... fitted only where no window's pattern is this clear against the median
-PATTERN_CAP = 0.4  # pattern score counting fully (1) in a candidate's quality
-#: Candidates rank by their pattern over the squares in view when that is clearer (``_ranking_pattern``).
-RANK_IN_VIEW = True
-LINE_WEIGHT = 2.0  # a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
-SHIFT_REACH = 4  # squares: how far off a registration the special-square pattern may move it ...
-WIDE_SHIFT_REACH = 10  # ... or this far when its grid lines are found on less than ...
-WIDE_SHIFT_BELOW = 0.9  # ... this share (a window partly off the board: a lattice grown on part of it)
-WIDE_SHIFT_LINE_LOSS = 0.0  # share of grid lines a shift that far may explain fewer of
-SHIFT_MARGIN = 0.10  # a shift must beat the registration found by this much (pattern − ring)
-RING_WEIGHT = 0.5  # weight of board-coloured squares around the grid against a registration
-RING_NEAR = 8.0  # L*a*b* distance under which a square has the board's base colour
-LINE_SHIFT_GAIN = 0.1  # a shift explaining this much more of the grid lines replaces the registration ...
-LINE_SHIFT_PATTERN_LOSS = 0.15  # ... when its special-square pattern is at most this much less clear
-LINE_SHIFT_TRIES = 3  # ... trying this many such shifts, most clear pattern first
-SHIFT_LINE_LOSS = 0.02  # share of grid lines a shifted registration may explain fewer of ...
-#: ... but a shift that frames the board clearly better (the board-like share of the squares
-#: around the grid falls by ``FRAMED_GAIN``) and raises the pattern by ``FRAMED_PATTERN_GAIN``
-#: may lose up to ``FRAMED_LINE_LOSS`` (a check cloth continuing the board's lattice explains the
-#: lines beside the board as well as the board's own).
-FRAMED_GAIN = 0.15
-FRAMED_PATTERN_GAIN = 0.2
-FRAMED_LINE_LOSS = 0.07
-RING_LINES = True  # a square around the window looks like a playing square only with grid lines like theirs
-RING_LINES_MIN = 8.0  # median L*a*b* grid-line contrast of a window's squares for lines to count
-RING_LINES_SHARE = 0.6  # ... and the share of it a square around the window needs to look like one
-STRONG_GRID_SCORE = 1.7
-PROFILE_FLOOR = 6.0  # gradient units: flat regions cannot fake a grid  # below this no board is reported
-DOUBLE = ("H8", "D8", "L8", "H4", "H12", "E5", "K5", "E11", "K11")
-TRIPLE = ("E2", "K2", "E14", "K14", "B5", "N5", "B11", "N11")
-REPLAY = ("A8", "O8", "H1", "H15", "B2", "N2", "B14", "N14")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Finding candidates: the lattice of square-like blobs and the comb search for the 15×15 grid (stages 1–2)."""
+
+    #: longest side of the working image for the search
+    work_side: int = 640
+    #: rectified candidate size for the comb search
+    cand_side: int = 256
+    #: a lattice's seed blob is compared in size with this many nearest blobs ...
+    seed_neighbours: int = 8
+    #: ... and must be within this factor of their median size
+    seed_size_ratio: float = 1.3
+    #: blobs within this log size ratio of the seed may join its lattice
+    lattice_size_log: float = 0.6
+    #: a comb-search grid scoring less is no candidate (none left and no lattice: no board visible)
+    min_grid_score: float = 0.30
+    #: a comb-search grid scoring this much ends the search (a clear 15×15 grid)
+    strong_grid_score: float = 1.7
+    #: gradient units: flat regions cannot fake a grid (a comb over a weaker profile scores nothing)
+    profile_floor: float = 6.0
+
+
+@dataclass(frozen=True)
+class GridOptions:
+    """Refining a candidate on its grid lines and fitting the lens bending (stage 3)."""
+
+    #: px per square when refining grid lines
+    refine_pitch: int = 24
+    #: grid lines refined at the peaks of this difference of Gaussians (``_ridges``)
+    ridge_sigmas: tuple[float, ...] = (1.0, 3.0)
+    #: lens bending and homography fitted jointly to the grid-line samples (locate_lens.py)
+    fit_lens: bool = True
+    #: squares: a lens bending the board more is followed by the checks after the lens fit
+    lens_check_bend: float = 0.1
+    #: focal lengths (the picture's longest side) from the centre the bending is followed
+    lens_reach: float = 2.0
+    #: px of the rectified board between the exactly bent samples of a lens-bent rectification
+    lens_map_step: int = 8
+    #: the lens fit's own settings (``locate_lens``)
+    lens: LensFitOptions = field(default_factory=LensFitOptions)
+
+
+@dataclass(frozen=True)
+class PatternOptions:
+    """Scoring the special squares' pattern (stage 4)."""
+
+    #: weight of the kinds' colour spread against the special-square pattern
+    kind_weight: float = 0.5
+    #: special squares also scored against a plane fitted to the plain ones (a light gradient)
+    plane_base: bool = True
+    #: reweighting rounds of that fit
+    plane_rounds: int = 3
+    #: ... fitted only where no window's pattern is this clear against the median
+    plane_below: float = 0.5
+    #: pattern score counting fully (1) in a candidate's quality
+    pattern_cap: float = 0.4
+
+
+@dataclass(frozen=True)
+class ShiftOptions:
+    """Moving a registration by whole squares to where the special squares and the grid lines say the board is."""
+
+    #: squares: how far off a registration the special-square pattern may move it ...
+    shift_reach: int = 4
+    #: ... or this far when its grid lines are found on less than ...
+    wide_shift_reach: int = 10
+    #: ... this share (a window partly off the board: a lattice grown on part of it)
+    wide_shift_below: float = 0.9
+    #: share of grid lines a shift that far may explain fewer of
+    wide_shift_line_loss: float = 0.0
+    #: a shift must beat the registration found by this much (pattern − ring)
+    shift_margin: float = 0.10
+    #: weight of board-coloured squares around the grid against a registration
+    ring_weight: float = 0.5
+    #: L*a*b* distance under which a square has the board's base colour
+    ring_near: float = 8.0
+    #: a shift explaining this much more of the grid lines replaces the registration ...
+    line_shift_gain: float = 0.1
+    #: ... when its special-square pattern is at most this much less clear
+    line_shift_pattern_loss: float = 0.15
+    #: ... trying this many such shifts, most clear pattern first
+    line_shift_tries: int = 3
+    #: share of grid lines a shifted registration may explain fewer of ...
+    shift_line_loss: float = 0.02
+    #: ... but a shift that frames the board clearly better (the board-like share of the squares
+    #: around the grid falls by ``framed_gain``) and raises the pattern by ``framed_pattern_gain``
+    #: may lose up to ``framed_line_loss`` (a check cloth continuing the board's lattice explains the
+    #: lines beside the board as well as the board's own).
+    framed_gain: float = 0.15
+    #: (see ``framed_gain``)
+    framed_pattern_gain: float = 0.2
+    #: (see ``framed_gain``)
+    framed_line_loss: float = 0.07
+    #: a square around the window looks like a playing square only with grid lines like theirs
+    ring_lines: bool = True
+    #: median L*a*b* grid-line contrast of a window's squares for lines to count
+    ring_lines_min: float = 8.0
+    #: ... and the share of it a square around the window needs to look like one
+    ring_lines_share: float = 0.6
+
+
+@dataclass(frozen=True)
+class AcceptOptions:
+    """Ranking the candidates and the checks a grid must pass to be reported as the board."""
+
+    #: a candidate's quality: this × share of grid lines found + pattern strength (≤ 1)
+    line_weight: float = 2.0
+    #: Candidates rank by their pattern over the squares in view when that is clearer (``_ranking_pattern``).
+    rank_in_view: bool = True
+    #: special squares must stand out (T-B2)
+    min_pattern_score: float = 0.06
+    #: share of the 32 grid lines a board must show ...
+    min_line_share: float = 0.4
+    #: ... or this many when its special squares stand out clearly (an arm across it)
+    arm_line_share: float = 0.25
+    #: ... that is, a special-square pattern at least this clear
+    clear_pattern_score: float = 0.5
+    #: A grid whose special squares stand out less than this over the whole board is taken only when
+    #: the special squares in view stand out at least ``in_view_min_pattern`` (``pattern_in_view``): an
+    #: arm across the board lies over special and plain squares alike and hides their contrast, but
+    #: among the squares in view it shows again; a check tablecloth, a notepad or another game's board
+    #: whose lines make a 15×15 grid with a weak pattern by chance has none there (0: no check in
+    #: view at all, ``in_view_floor`` included).
+    weak_pattern: float = 0.2
+    #: ... the in-view pattern such a grid needs
+    in_view_min_pattern: float = 0.2
+    #: However clear the pattern over the whole board, the special squares in view must stand out at
+    #: least this much: a pattern made only by what hides the grid lines (a phone on a lined notepad,
+    #: the coloured pieces of another game) is no board's (the least on boards found right among
+    #: 1,924 dev frames: 0.12).
+    in_view_floor: float = 0.05
+    #: A grid that shows at least this share of its 32 lines has its special squares in view scored
+    #: against a plane fitted to the plain squares in view as well (``pattern_in_view``'s ``plane``),
+    #: as the whole board's pattern is: under a light falling off across the board the plain squares'
+    #: median colour hides them (fresh seeds 13,030,305, 14,000,325 and 14,200,124: every line found,
+    #: −0.04–0.15 in view against the median, 0.30–0.40 against the plane). Only there: on a grid that
+    #: explains fewer lines (a wrong lattice, 0.56–0.88 of them) the plane fitted to the squares in
+    #: view can make a pattern of what lies around the board (fresh seed 13,200,180: 0.22, 4 squares off).
+    all_lines_share: float = 0.95
+    #: A square's side showing less grid line than this share of the board's median side is hidden
+    #: (``side_line_shares``): a square with two such sides is not in view for ``pattern_in_view``,
+    #: and is covered for the reader (``reader.OBSCURED_LINES``).
+    in_view_faint: float = 0.15
+    #: A grid whose corners lie farther than this many picture sizes from the picture's middle is no
+    #: board in view (a lattice fitted across the horizon).
+    far_off_picture: float = 3.0
+    #: A grid with more than this share of its 225 squares outside the picture is no board found: too
+    #: few of its special squares are in view for their pattern to tell a board (two Trigon pictures,
+    #: 77 % and 96 % outside, passed the in-view test on 8–50 squares once OpenCV 5.1 grew their
+    #: lattices otherwise; no true board of 3,500 normal dev frames has any square outside).
+    max_outside_share: float = 0.5
+
+
+@dataclass(frozen=True)
+class LocateOptions:
+    """How the locator searches and what it accepts as a board, stage by stage; the defaults are the
+    locator as measured (``companion bench read``). Tests and experiments build their own, e.g.
+    ``replace(LocateOptions(), accept=replace(AcceptOptions(), rank_in_view=False))``."""
+
+    search: SearchOptions = field(default_factory=SearchOptions)
+    grid: GridOptions = field(default_factory=GridOptions)
+    pattern: PatternOptions = field(default_factory=PatternOptions)
+    shift: ShiftOptions = field(default_factory=ShiftOptions)
+    accept: AcceptOptions = field(default_factory=AcceptOptions)
+
+
+DEFAULT_LOCATE_OPTIONS = LocateOptions()
+#: The locator's rule for a square out of view, for the reader (``AcceptOptions.in_view_faint``).
+IN_VIEW_FAINT = DEFAULT_LOCATE_OPTIONS.accept.in_view_faint
+#: A window's squares' grid-line contrast for lines to count, for the reader (``ShiftOptions.ring_lines_min``).
+RING_LINES_MIN = DEFAULT_LOCATE_OPTIONS.shift.ring_lines_min
+
+#: the special squares (T-B2) by name, as the engine has them: double, triple and replay
+DOUBLE = tuple(NAMES[i] for i in sorted(DOUBLE_SQUARES))
+TRIPLE = tuple(NAMES[i] for i in sorted(TRIPLE_SQUARES))
+REPLAY = tuple(NAMES[i] for i in sorted(REPLAY_SQUARES))
 
 
 class BoardNotLocatedError(RuntimeError):
@@ -144,8 +244,6 @@ class BoardLocation:
     homography: F64
     confidence: float
     timings_ms: dict[str, float] = field(default_factory=dict)
-    grid_px: F64 | None = None
-    """16×16 grid-line crossings in image pixels, ``[row line, column line]`` (follows lens bending)."""
     lens: Lens | None = None
     """Lens bending found from the grid lines; when set, ``homography`` maps to undistorted pixels."""
 
@@ -198,7 +296,8 @@ def apply_h(h: F64, pts: F64) -> F64:
     return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
 
 
-def rectify(image: Image, h_units_to_img: F64, pitch: float, margin: float, lens: Lens | None = None) -> Image:
+def rectify(image: Image, h_units_to_img: F64, pitch: float, margin: float, lens: Lens | None = None, *,
+            opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> Image:
     """The board warped so one square is ``pitch`` px, with ``margin`` squares around the playing area;
     with ``lens``, ``h_units_to_img`` maps to undistorted pixels and the picture is sampled through
     the lens's bending."""
@@ -208,13 +307,13 @@ def rectify(image: Image, h_units_to_img: F64, pitch: float, margin: float, lens
     if lens is None:
         return np.asarray(cv2.warpPerspective(image, m, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                               borderMode=cv2.BORDER_REPLICATE))
-    # the bending is smooth: bend every LENS_MAP_STEP-th pixel exactly and interpolate between
+    # the bending is smooth: bend every lens_map_step-th pixel exactly and interpolate between
     # (the samples sit where cv2.resize's pixel-centre convention puts them, one step beyond each side)
-    step = LENS_MAP_STEP
+    step = opts.grid.lens_map_step
     n = -(-side // step) + 2
     g = (np.arange(n, dtype=np.float64) - 0.5) * step - 0.5
     xx, yy = np.meshgrid(g, g)
-    src = lens.distort(_near_lens(lens, apply_h(m, np.stack([xx.ravel(), yy.ravel()], axis=1))))
+    src = lens.distort(_near_lens(lens, apply_h(m, np.stack([xx.ravel(), yy.ravel()], axis=1)), opts=opts))
     src = src.reshape(n, n, 2).astype(np.float32)
     big = cv2.resize(src, (n * step, n * step), interpolation=cv2.INTER_LINEAR)[step:step + side, step:step + side]
     return np.asarray(cv2.remap(image, np.ascontiguousarray(big), None, cv2.INTER_LINEAR,
@@ -349,7 +448,8 @@ def _cells(blobs: U8) -> tuple[F64, F64]:
     return np.array(areas, np.float64), np.array(cents, np.float64).reshape(-1, 2)
 
 
-def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> list[tuple[float, F64, bool]]:
+def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3, *,
+                 opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> list[tuple[float, F64, bool]]:
     """Board homographies (units → working image) grown from the lattice of square centres,
     chesscog-style, placed on the 15×15 board by the special-square pattern; with a score, and
     whether the lattice was two rows wider than the board (grown onto a check cloth: its window
@@ -367,7 +467,7 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
         dist = np.hypot(cents[:, None, 0] - cents[None, :, 0], cents[:, None, 1] - cents[None, :, 1])
         ratio = size[:, None] / size[None, :]
         near = (dist > 0.7 * size[:, None]) & (dist < 1.5 * size[:, None]) & (ratio > 0.7) & (ratio < 1.43)
-        typical = _typical_size(size, dist)
+        typical = _typical_size(size, dist, opts=opts)
         alive = np.ones(len(areas), bool)
         for _ in range(6):
             if alive.sum() < 12:
@@ -376,7 +476,7 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
             seed = int(np.argmax(reg))
             if reg[seed] < 3:
                 break
-            same = alive & (np.abs(np.log(size / size[seed])) < LATTICE_SIZE_LOG)
+            same = alive & (np.abs(np.log(size / size[seed])) < opts.search.lattice_size_log)
             idx = np.where(same)[0]
             grown = _grow_lattice(cents[idx], float(size[seed]), cents[seed])
             if grown is None:
@@ -385,7 +485,7 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
             h_lat, ij, used = grown
             alive[idx[used]] = False
             alive[seed] = False
-            placed = _place_window(bgr_small, h_lat, ij)
+            placed = _place_window(bgr_small, h_lat, ij, opts=opts)
             if placed is not None:
                 out.append(placed)
                 if placed[0] > 0.35 and not placed[2]:
@@ -396,15 +496,15 @@ def lattice_fits(bgr_small: Image, edge_maps: list[U8], max_fits: int = 3) -> li
     return out[:max_fits]
 
 
-def _typical_size(size: F64, dist: F64) -> NDArray[np.bool_]:
-    """Which blobs are the size of their nearest neighbours (within ``SEED_SIZE_RATIO``): a lattice
+def _typical_size(size: F64, dist: F64, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> NDArray[np.bool_]:
+    """Which blobs are the size of their nearest neighbours (within ``seed_size_ratio``): a lattice
     grows from a square, not from two squares run together or a tile face with its square, whose
     size would set the lattice's step wrong. All, if none is."""
-    k = min(SEED_NEIGHBOURS, len(size) - 1)
+    k = min(opts.search.seed_neighbours, len(size) - 1)
     if k < 3:
         return np.ones(len(size), bool)
     nearest = np.argsort(dist, axis=1)[:, 1:k + 1]
-    typical = np.abs(np.log(size / np.median(size[nearest], axis=1))) < math.log(SEED_SIZE_RATIO)
+    typical = np.abs(np.log(size / np.median(size[nearest], axis=1))) < math.log(opts.search.seed_size_ratio)
     return typical if typical.any() else np.ones(len(size), bool)
 
 
@@ -472,7 +572,8 @@ def _grow_lattice(cents: F64, cell_px: float, seed: F64) -> tuple[F64, NDArray[n
     return h, np.unique(ij[member], axis=0), member
 
 
-def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[float, F64, bool] | None:
+def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64], *,
+                  opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[float, F64, bool] | None:
     """Which 15×15 window of the lattice is the board: the one whose special squares stand out;
     its score, homography, and whether the lattice is two rows wider than the board. Lattice cell
     ``(i, j)`` has its centre at lattice point ``(i, j)``."""
@@ -492,7 +593,7 @@ def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64]) -> tuple[
     m = h_lat @ s
     rect = cv2.warpPerspective(bgr_small, m, (nx * pitch, ny * pitch),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    scores, choice = pattern_scores(cell_colours(rect, pitch))
+    scores, choice = pattern_scores(cell_colours(rect, pitch), opts=opts)
     oy, ox = (int(v) for v in np.unravel_index(int(np.argmax(choice)), choice.shape))
     sc = float(scores.max())  # the lattice ranks by its clearest window; placed by the choice score
     # board units u ↦ lattice point (u − 0.5 + x0 + ox)
@@ -556,13 +657,14 @@ def _profiles(rect: U8) -> tuple[F32, F32]:
     return px.astype(np.float32), py.astype(np.float32)
 
 
-def comb_fit(profile: F32, pmin: float, pmax: float) -> tuple[float, float, float]:
+def comb_fit(profile: F32, pmin: float, pmax: float, *,
+             opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[float, float, float]:
     """Best ``(offset, pitch, score)`` of 16 lines ``offset + k·pitch`` on a 1-D edge profile.
 
     Score: mean profile on the lines (the weakest lines weigh more) minus the median half-way
     between, over the profile's mean."""
     n = len(profile)
-    prof = (profile / (float(profile.mean()) + PROFILE_FLOOR)).astype(np.float64)
+    prof = (profile / (float(profile.mean()) + opts.search.profile_floor)).astype(np.float64)
     xs = np.arange(n, dtype=np.float64)
     pitches = np.arange(pmin, pmax, 0.15)
     offs = np.arange(-0.2 * pmax, n - 1 - SIZE * pmin + 0.2 * pmax, 0.5)
@@ -588,16 +690,16 @@ class GridFit:
     score: float
 
 
-def fit_grid_in_quad(gray: U8, quad: F64) -> GridFit | None:
+def fit_grid_in_quad(gray: U8, quad: F64, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> GridFit | None:
     """Search the rectified candidate for the 15×15 grid (candidate = playing area or whole board)."""
-    n = CAND_SIDE
+    n = opts.search.cand_side
     dst = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float32)
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     rect = cv2.warpPerspective(gray, m, (n, n), flags=cv2.INTER_AREA)
     px, py = _profiles(rect)
     pmin, pmax = (n - 1) / 18.0, (n - 1) / 14.6
-    ox, pxp, sx = comb_fit(px, pmin, pmax)
-    oy, pyp, sy = comb_fit(py, pmin, pmax)
+    ox, pxp, sx = comb_fit(px, pmin, pmax, opts=opts)
+    oy, pyp, sy = comb_fit(py, pmin, pmax, opts=opts)
     if pxp <= 0 or pyp <= 0:
         return None
     inner = np.array([[ox, oy], [ox + SIZE * pxp, oy], [ox + SIZE * pxp, oy + SIZE * pyp], [ox, oy + SIZE * pyp]])
@@ -610,11 +712,11 @@ def fit_grid_in_quad(gray: U8, quad: F64) -> GridFit | None:
 # 3. refinement with the grid lines
 
 
-def _ridges(rect: F32, axis: int) -> F32:
+def _ridges(rect: F32, axis: int, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> F32:
     """Line strength across ``axis`` (1: vertical lines, x varies): the difference of two Gaussian
-    blurs (``RIDGE_SIGMAS``), which peaks in a line's middle whether the line is thin or thick,
+    blurs (``ridge_sigmas``), which peaks in a line's middle whether the line is thin or thick,
     light or dark (a gradient peaks at a thick line's two edges, one or the other)."""
-    s1, s2 = RIDGE_SIGMAS
+    s1, s2 = opts.grid.ridge_sigmas
 
     def blur(sigma: float) -> F32:
         return np.asarray(cv2.GaussianBlur(rect, (0, 0), sigmaX=sigma if axis == 1 else 0.1,
@@ -680,33 +782,19 @@ def _fit_lines(along: F64, across: F64, ok: NDArray[np.bool_]) -> list[tuple[flo
     return [(float(a[k]), float(b[k])) if alive[k] else None for k in range(len(across))]
 
 
-def _fit_curve(along: F64, across: F64) -> tuple[float, float, float] | None:
-    """Robust ``across = a·along + b + c·along²`` (a gentle bend: lens distortion)."""
-    lin = _fit_line(along, across)
-    if lin is None or len(along) < 7:
-        return None if lin is None else (lin[0], lin[1], 0.0)
-    res = np.abs(across - (lin[0] * along + lin[1]))
-    keep = res < max(1.0, 2.5 * float(np.median(res)))
-    if keep.sum() < 7:
-        return lin[0], lin[1], 0.0
-    c2, c1, c0 = np.polyfit(along[keep], across[keep], 2)
-    return float(c1), float(c0), float(c2)
-
-
-def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2, lens: Lens | None = None
-                           ) -> tuple[F64, float, F64 | None, list[F64]]:
-    """Refined units→image homography, the share of grid lines found (0–1), the 16×16 grid
-    crossings from gently curved line fits (``None`` unless ``USE_MESH``), and the line samples
+def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2, lens: Lens | None = None, *,
+                           opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[F64, float, list[F64]]:
+    """Refined units→image homography, the share of grid lines found (0–1) and the line samples
     of the last round in image pixels (16 vertical lines, then 16 horizontal); with ``lens``, the
     picture is sampled through its bending and all of these are in undistorted pixels."""
-    pitch, margin = REFINE_PITCH, 1
+    pitch, margin = opts.grid.refine_pitch, 1
     found_share = 0.0
-    mesh: F64 | None = None
     last_round: tuple[list[tuple[F64, F64]], list[tuple[F64, F64]], F64] | None = None  # its lines and frame
-    for rnd in range(rounds):
-        rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin, lens).astype(np.float32), (3, 3), 0)
-        along_v, across_v, ok_v = _line_samples(_ridges(rect, 1), pitch, margin, 0)  # x = a·y + b
-        along_h, across_h, ok_h = _line_samples(_ridges(rect, 0), pitch, margin, 1)  # y = a·x + b
+    for _round in range(rounds):
+        rect = cv2.GaussianBlur(rectify(image_gray, h_units, pitch, margin, lens, opts=opts).astype(np.float32),
+                                (3, 3), 0)
+        along_v, across_v, ok_v = _line_samples(_ridges(rect, 1, opts=opts), pitch, margin, 0)  # x = a·y + b
+        along_h, across_h, ok_h = _line_samples(_ridges(rect, 0, opts=opts), pitch, margin, 1)  # y = a·x + b
         vert = [(along_v[ok_v[k]], across_v[k][ok_v[k]]) for k in range(SIZE + 1)]
         horz = [(along_h[ok_h[k]], across_h[k][ok_h[k]]) for k in range(SIZE + 1)]
         last_round = (vert, horz, h_units)
@@ -716,7 +804,6 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2, lens: 
         good_h = [i for i, ln in enumerate(hl) if ln is not None]
         found_share = (len(good_v) + len(good_h)) / (2.0 * (SIZE + 1))
         if len(good_v) < 6 or len(good_h) < 6:
-            mesh = None
             break
         inner_v = [i for i in good_v if 0 < i < SIZE] if sum(0 < i < SIZE for i in good_v) >= 6 else good_v
         inner_h = [j for j in good_h if 0 < j < SIZE] if sum(0 < j < SIZE for j in good_h) >= 6 else good_h
@@ -731,15 +818,12 @@ def refine_with_grid_lines(image_gray: U8, h_units: F64, rounds: int = 2, lens: 
                 dst.append([x / pitch - margin, y / pitch - margin])
         hm, _ = cv2.findHomography(np.array(src, np.float64), np.array(dst, np.float64), cv2.RANSAC, 0.08)
         if hm is None:
-            mesh = None
             break
-        if rnd == rounds - 1 and USE_MESH:
-            mesh = _mesh(vert, horz, vl, hl, pitch, margin, h_units)
         h_units = h_units @ hm
     if last_round is None:
-        return h_units, found_share, mesh, []
+        return h_units, found_share, []
     vert, horz, h_seen = last_round
-    return h_units, found_share, mesh, _samples_in_image(vert, horz, pitch, margin, h_seen)
+    return h_units, found_share, _samples_in_image(vert, horz, pitch, margin, h_seen)
 
 
 def _samples_in_image(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], pitch: int, margin: int,
@@ -779,20 +863,21 @@ class Lens:
         return np.asarray(c + d, np.float64)
 
 
-def _near_lens(lens: Lens, pts: F64) -> F64:
-    """Undistorted points moved in to within ``LENS_REACH`` focal lengths of the lens centre (far off
+def _near_lens(lens: Lens, pts: F64, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> F64:
+    """Undistorted points moved in to within ``lens_reach`` focal lengths of the lens centre (far off
     the picture the division model's bending is meaningless; non-finite points go to the centre)."""
     c = np.asarray(lens.centre, np.float64)
-    reach = LENS_REACH * lens.f
+    reach = opts.grid.lens_reach * lens.f
     p = np.nan_to_num(np.asarray(pts, np.float64), nan=0.0, posinf=reach, neginf=-reach)
     return np.asarray(np.clip(p, c - reach, c + reach), np.float64)
 
 
-def lens_bend(lens: Lens, h_units: F64) -> float:
+def lens_bend(lens: Lens, h_units: F64, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
     """How far (in squares, the largest over the 16×16 grid crossings) the lens moves the board
     ``h_units`` maps to undistorted pixels from where that homography alone puts it."""
     jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
-    straight = _near_lens(lens, apply_h(h_units, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)))
+    straight = _near_lens(lens, apply_h(h_units, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)),
+                          opts=opts)
     pitch = _square_px(straight[[0, SIZE, -1, -1 - SIZE]])
     return float(np.max(np.hypot(*(lens.distort(straight) - straight).T)) / max(pitch, 1e-9))
 
@@ -800,45 +885,6 @@ def lens_bend(lens: Lens, h_units: F64) -> float:
 def _square_px(corners: F64) -> float:
     """The side of one square (px) of the playing area with these four corners (from its area)."""
     return math.sqrt(abs(cv2.contourArea(np.asarray(corners, np.float32)))) / SIZE
-
-
-def _mesh(vert: list[tuple[F64, F64]], horz: list[tuple[F64, F64]], vl: list[tuple[float, float] | None],
-          hl: list[tuple[float, float] | None], pitch: int, margin: int, h_units: F64) -> F64 | None:
-    """16×16 crossings (index [row line, column line]) of curved fits, image pixels; lines not found
-    are interpolated from their neighbours' fits by a smooth fit across line index."""
-    def curves(samples: list[tuple[F64, F64]], lines: list[tuple[float, float] | None]) -> NDArray[np.float64] | None:
-        coef = np.full((SIZE + 1, 3), np.nan)
-        for k, (al, ac) in enumerate(samples):
-            if lines[k] is None or k in (0, SIZE):
-                continue  # the outermost lines are biased by the border's edge: extrapolate them
-            c = _fit_curve(al, ac)
-            if c is not None:
-                coef[k] = c
-        ok = ~np.isnan(coef[:, 0])
-        if ok.sum() < 6:
-            return None
-        idx = np.arange(SIZE + 1)
-        for col in range(3):  # fill gaps with a quadratic in the line index
-            pf = np.polyfit(idx[ok], coef[ok, col], 2 if col < 2 else 1)
-            coef[~ok, col] = np.polyval(pf, idx[~ok])
-        return coef
-
-    cv_ = curves(vert, vl)
-    ch_ = curves(horz, hl)
-    if cv_ is None or ch_ is None:
-        return None
-    # start from straight crossings, then iterate x = fv(y), y = fh(x)
-    x = np.zeros((SIZE + 1, SIZE + 1))
-    y = np.zeros((SIZE + 1, SIZE + 1))
-    av, bv, qv = cv_[None, :, 0], cv_[None, :, 1], cv_[None, :, 2]
-    ah, bh, qh = ch_[:, None, 0], ch_[:, None, 1], ch_[:, None, 2]
-    x = (av * bh + bv) / (1 - av * ah) + 0 * ah
-    y = ah * x + bh
-    for _ in range(4):
-        x = av * y + bv + qv * y * y
-        y = ah * x + bh + qh * x * x
-    pts = np.stack([x / pitch - margin, y / pitch - margin], axis=-1).reshape(-1, 2)
-    return apply_h(h_units, pts).reshape(SIZE + 1, SIZE + 1, 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -864,26 +910,26 @@ def cell_colours(bgr_rect: Image, pitch: int, sums: NDArray[np.int32] | None = N
     return _segment_means(ii, np.arange(n_r) * pitch + c, np.arange(n_c) * pitch + c, pitch - 2 * c, pitch - 2 * c)
 
 
-def premium_pattern_scores(cells: F32) -> F32:
+def premium_pattern_scores(cells: F32, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> F32:
     """For every 15×15 window of a cell-colour array, indexed by the window's top-left square
     (shape (rows − 14, cols − 14)): how much more the special squares (T-B2) differ from the
     board's base colour than plain squares do (about 0 when misregistered, large when right).
-    The base is the plain squares' median colour or, with ``PLANE_BASE``, whichever of that and a
+    The base is the plain squares' median colour or, with ``plane_base``, whichever of that and a
     plane fitted to them (a light falling off across the board) makes the pattern clearer."""
-    return pattern_scores(cells)[0]
+    return pattern_scores(cells, opts=opts)[0]
 
 
-def pattern_scores(cells: F32) -> tuple[F32, F32]:
-    """``premium_pattern_scores`` and, to choose among windows, the same less ``KIND_WEIGHT`` ×
+def pattern_scores(cells: F32, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[F32, F32]:
+    """``premium_pattern_scores`` and, to choose among windows, the same less ``kind_weight`` ×
     the kinds' colour spread (``_kind_spread``): tiles and special squares three squares off can
     stand out from a dark board as clearly as its own special squares, but they are not a pattern
     of three kinds each of one colour."""
     win = _windows(cells)
-    spread = KIND_WEIGHT * _kind_spread(win)
+    spread = opts.pattern.kind_weight * _kind_spread(win)
     raw, choice = _contrast(np.linalg.norm(win - np.median(win[..., _PLAIN], axis=-1)[..., None], axis=2), spread)
-    if PLANE_BASE and raw.max() < PLANE_BELOW:
+    if opts.pattern.plane_base and raw.max() < opts.pattern.plane_below:
         by_square = np.moveaxis(win, 2, -1)  # (R, C, 225, 3)
-        raw_p, choice_p = _contrast(np.linalg.norm(by_square - _plane_base(by_square), axis=-1), spread)
+        raw_p, choice_p = _contrast(np.linalg.norm(by_square - _plane_base(by_square, opts=opts), axis=-1), spread)
         raw, choice = np.maximum(raw, raw_p), np.maximum(choice, choice_p)
     return np.asarray(raw, np.float32), np.asarray(choice, np.float32)
 
@@ -940,7 +986,8 @@ def _plane_design() -> tuple[F64, F64, F64]:
 _PLANE_ALL, _PLANE_PLAIN, _PLANE_OUTER = _plane_design()
 
 
-def _plane_base(win: F64, fit_to: NDArray[np.intp] | None = None) -> F64:
+def _plane_base(win: F64, fit_to: NDArray[np.intp] | None = None, *,
+                opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> F64:
     """Per window, the base colour as a plane over the board (a light gradient) fitted robustly
     to the plain squares (tiles on them weigh little), or to the squares ``fit_to`` (indices, row
     by row), at every square: shape of ``win``, the windows' squares row by row (R, C, 225, 3)."""
@@ -951,7 +998,7 @@ def _plane_base(win: F64, fit_to: NDArray[np.intp] | None = None) -> F64:
     vp = win[:, :, _PLAIN if fit_to is None else fit_to]  # (R, C, N, 3)
     wts = np.ones(vp.shape[:3])
     coef = np.zeros((*vp.shape[:2], 3, 3))
-    for _ in range(PLANE_ROUNDS):  # iteratively reweighted least squares (Cauchy weights)
+    for _ in range(opts.pattern.plane_rounds):  # iteratively reweighted least squares (Cauchy weights)
         a = (wts @ outer).reshape(*wts.shape[:2], 3, 3) + 1e-6 * np.eye(3)
         b = np.swapaxes(wts[..., None] * xp, -1, -2) @ vp  # (R, C, 3, 3)
         coef = np.linalg.solve(a, b)
@@ -1006,7 +1053,8 @@ def square_lines(bgr_rect: Image, pitch: int, cells: F32, sums: NDArray[np.int32
     return np.asarray(np.nanmean(square_sides(bgr_rect, pitch, cells, sums), axis=2), np.float32)
 
 
-def board_like_ring(cells: F32, r: int, c: int, lines: F32 | None = None) -> float:
+def board_like_ring(cells: F32, r: int, c: int, lines: F32 | None = None, *,
+                    opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
     """Share of the 64 squares just around the 15×15 window at row ``r``, column ``c`` of a cell
     colour array that look like the window's plain squares (0 for a board seen whole: its frame
     surrounds the playing area): their colour, and with ``lines`` (``square_lines``), where the
@@ -1019,11 +1067,11 @@ def board_like_ring(cells: F32, r: int, c: int, lines: F32 | None = None) -> flo
     edge = np.ones(ring.shape[:2], bool)
     edge[1:-1, 1:-1] = False
     d = np.linalg.norm(ring[edge] - base, axis=1)
-    alike = d < max(RING_NEAR, 3.0 * plain)
+    alike = d < max(opts.shift.ring_near, 3.0 * plain)
     if lines is not None:
         inner = float(np.median(lines[r:r + SIZE, c:c + SIZE]))
-        if inner >= RING_LINES_MIN:
-            alike &= lines[r - 1:r + SIZE + 1, c - 1:c + SIZE + 1][edge] >= RING_LINES_SHARE * inner
+        if inner >= opts.shift.ring_lines_min:
+            alike &= lines[r - 1:r + SIZE + 1, c - 1:c + SIZE + 1][edge] >= opts.shift.ring_lines_share * inner
     return float(np.mean(alike))
 
 
@@ -1040,7 +1088,7 @@ def outside_share(h_units: F64, width: int, height: int) -> float:
 # the entry point
 
 
-def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
+def locate_board(image: Image, game: str = "triolet", *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> BoardLocation:
     """Find the playing area of ``game``'s board in a BGR picture (no markers).
 
     Raises ``BoardNotLocatedError`` when no candidate is explained by the board's grid."""
@@ -1052,7 +1100,7 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
         raise BoardNotLocatedError("the picture is empty")
     t0 = time.perf_counter()
     h, w = image.shape[:2]
-    scale = min(1.0, WORK_SIDE / max(h, w))
+    scale = min(1.0, opts.search.work_side / max(h, w))
     small = image
     if scale < 1:
         small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -1060,116 +1108,108 @@ def locate_board(image: Image, game: str = "triolet") -> BoardLocation:
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     to_full = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     scored: list[tuple[float, F64, float, float]] = []
-    for _pattern, h_lat, wide in lattice_fits(small, cell_maps(gray_small)):
-        h1, share1, _, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2)
-        h1, prem1, share1 = _checked_shift(image, gray, h1, share1)
+    for _pattern, h_lat, wide in lattice_fits(small, cell_maps(gray_small), opts=opts):
+        h1, share1, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2, opts=opts)
+        h1, prem1, share1 = _checked_shift(image, gray, h1, share1, opts=opts)
         # a lattice wider than the board ranks behind any candidate as good, and never ends the search
-        prem_seen = _ranking_pattern(image, h1, prem1)
-        quality = _quality(share1, prem_seen, h1, w, h) + (0.0 if wide else 0.25)
+        prem_seen = _ranking_pattern(image, h1, prem1, opts=opts)
+        quality = _quality(share1, prem_seen, h1, w, h, opts=opts) + (0.0 if wide else 0.25)
         scored.append((quality, h1, share1, prem_seen))
         if share1 > 0.9 and prem1 > 0.5 and not wide:
             break
     t1 = time.perf_counter()
-    if scored and max(q for q, *_ in scored) > LINE_WEIGHT * 0.9 + 1.0 + 0.25 - 0.01:
+    if scored and max(q for q, *_ in scored) > opts.accept.line_weight * 0.9 + 1.0 + 0.25 - 0.01:
         cands: list[F64] = []
     else:
         lab_small = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
         cands = candidate_quads(gray_small, lab_small, _edge_maps(gray_small, lab_small))
     fits: list[GridFit] = []
     for q in cands:
-        f = fit_grid_in_quad(gray_small, q)
+        f = fit_grid_in_quad(gray_small, q, opts=opts)
         if f is None:
             continue
         fits.append(f)
-        if f.score >= STRONG_GRID_SCORE:
+        if f.score >= opts.search.strong_grid_score:
             break  # a clear 15×15 grid: no need to look further
     fits.sort(key=lambda f: -f.score)
     t2 = time.perf_counter()
-    if not scored and (not fits or fits[0].score < MIN_GRID_SCORE):
+    if not scored and (not fits or fits[0].score < opts.search.min_grid_score):
         raise BoardNotLocatedError("no board visible in the picture")
     tried: list[F64] = []
     for fit in fits[:8]:
-        if fit.score < MIN_GRID_SCORE:
+        if fit.score < opts.search.min_grid_score:
             break
         corners = fit.corners / scale
         side = math.sqrt(max(1.0, abs(cv2.contourArea(corners.astype(np.float32)))))
         if any(np.max(np.hypot(*(corners - o).T)) < 0.04 * side for o in tried):
             continue
         tried.append(corners)
-        h1, share1, _, _ = refine_with_grid_lines(gray, units_to_image(corners), rounds=2)
-        h1, prem1, share1 = _checked_shift(image, gray, h1, share1)
-        prem_seen = _ranking_pattern(image, h1, prem1)
-        quality = _quality(share1, prem_seen, h1, w, h) + 0.25 * min(1.0, fit.score)
+        h1, share1, _ = refine_with_grid_lines(gray, units_to_image(corners), rounds=2, opts=opts)
+        h1, prem1, share1 = _checked_shift(image, gray, h1, share1, opts=opts)
+        prem_seen = _ranking_pattern(image, h1, prem1, opts=opts)
+        quality = _quality(share1, prem_seen, h1, w, h, opts=opts) + 0.25 * min(1.0, fit.score)
         scored.append((quality, h1, share1, prem_seen))
         if (share1 > 0.9 and prem1 > 0.55) or len(tried) >= 4:
             break
-    scored.sort(key=lambda t: -_rank(t[0], t[3]))
+    scored.sort(key=lambda t: -_rank(t[0], t[3], opts=opts))
     _, h_ref, _, _ = scored[0]
-    h_ref, share, mesh, samples = refine_with_grid_lines(gray, h_ref, rounds=1)
+    h_ref, share, samples = refine_with_grid_lines(gray, h_ref, rounds=1, opts=opts)
     lens: Lens | None = None
-    if samples and FIT_LENS:
-        bent = fit_lens_to_grid(samples, h_ref, (w, h))
+    if samples and opts.grid.fit_lens:
+        bent = fit_lens_to_grid(samples, h_ref, (w, h), opts=opts.grid.lens)
         if bent is not None:
             h_ref = bent.h_units
             lens = Lens(bent.k, ((w - 1) / 2.0, (h - 1) / 2.0), float(max(w, h)))
-    seen_through = lens if lens is not None and lens_bend(lens, h_ref) > LENS_CHECK_BEND else None
-    h_ref, prem, share = _checked_shift(image, gray, h_ref, share, seen_through)
-    conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
+    seen_through = lens if lens is not None and lens_bend(lens, h_ref, opts=opts) > opts.grid.lens_check_bend else None
+    h_ref, prem, share = _checked_shift(image, gray, h_ref, share, seen_through, opts=opts)
+    conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem, opts=opts), 0, 1))
     t3 = time.perf_counter()
-    enough_lines = share >= MIN_LINE_SHARE or (share >= ARM_LINE_SHARE and prem >= CLEAR_PATTERN_SCORE)
-    if enough_lines and IN_VIEW_MIN_PATTERN > 0:
-        in_view = pattern_in_view(image, h_ref, plane=share >= ALL_LINES_SHARE, lens=seen_through)
-        if in_view < (IN_VIEW_MIN_PATTERN if prem < WEAK_PATTERN else IN_VIEW_FLOOR):
+    accept = opts.accept
+    enough_lines = share >= accept.min_line_share or (share >= accept.arm_line_share
+                                                      and prem >= accept.clear_pattern_score)
+    if enough_lines and opts.accept.in_view_min_pattern > 0:
+        in_view = pattern_in_view(image, h_ref, plane=share >= accept.all_lines_share, lens=seen_through, opts=opts)
+        if in_view < (accept.in_view_min_pattern if prem < accept.weak_pattern else accept.in_view_floor):
             raise BoardNotLocatedError("no board visible in the picture (a 15×15 grid, but its special squares "
                                        "do not stand out where it is in view)")
-        if prem < WEAK_PATTERN:
+        if prem < opts.accept.weak_pattern:
             prem = max(prem, in_view)
-            conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem), 0, 1))
-    if not enough_lines or prem < MIN_PATTERN_SCORE:
+            conf = float(np.clip(0.5 * share + 0.5 * _pattern_strength(prem, opts=opts), 0, 1))
+    if not enough_lines or prem < opts.accept.min_pattern_score:
         raise BoardNotLocatedError("no board visible in the picture (no 15×15 grid with its special squares)")
     unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
     raw = apply_h(h_ref, unit) if lens is None else lens.distort(apply_h(h_ref, unit))
-    if not _seen_in_front(h_ref, raw, w, h):
+    if not _seen_in_front(h_ref, raw, w, h, opts=opts):
         raise BoardNotLocatedError("no board visible in the picture (the grid found is not a board in view)")
-    if outside_share(h_ref, w, h) > MAX_OUTSIDE_SHARE:
+    if outside_share(h_ref, w, h) > opts.accept.max_outside_share:
         raise BoardNotLocatedError("no board visible in the picture (a 15×15 grid, but most of it lies outside "
                                    "the picture)")
-    if not USE_MESH:
-        mesh = None
-    if mesh is not None:
-        # the bent-line crossings are trusted only where they agree with the homography
-        jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
-        flat = apply_h(h_ref, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)).reshape(mesh.shape)
-        pitch_px = _square_px(raw)
-        if not np.all(np.isfinite(mesh)) or np.max(np.hypot(*(mesh - flat).reshape(-1, 2).T)) > 0.35 * pitch_px:
-            mesh = None
-        else:
-            raw = np.array([mesh[0, 0], mesh[0, SIZE], mesh[SIZE, SIZE], mesh[SIZE, 0]])
     corners_img = order_corners(raw)
-    h_final, perm = _reframe(h_ref, corners_img)
-    grid = None if mesh is None else _permute_mesh(mesh, perm)
+    h_final = _reframe(h_ref, corners_img)
     timings = {"candidates": (t1 - t0) * 1e3, "grid_search": (t2 - t1) * 1e3, "refine": (t3 - t2) * 1e3}
-    return BoardLocation(tuple((float(x), float(y)) for x, y in corners_img), h_final, conf, timings, grid, lens)
+    return BoardLocation(tuple((float(x), float(y)) for x, y in corners_img), h_final, conf, timings, lens)
 
 
-def _seen_in_front(h_units: F64, corners_px: F64, width: int, height: int) -> bool:
+def _seen_in_front(h_units: F64, corners_px: F64, width: int, height: int, *,
+                   opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> bool:
     """Whether a grid's playing area lies wholly in front of the camera (its four corners on one
     side of the horizon: a grid that crosses it is no flat board) with finite corners near the
-    picture (within ``FAR_OFF_PICTURE`` picture sizes)."""
+    picture (within ``far_off_picture`` picture sizes)."""
     unit = np.array([[0, 0, 1], [SIZE, 0, 1], [SIZE, SIZE, 1], [0, SIZE, 1]], float)
     depth = (np.asarray(h_units, np.float64) @ unit.T)[2]
     if not (np.all(depth > 0) or np.all(depth < 0)):
         return False
-    reach = FAR_OFF_PICTURE * max(width, height)
+    reach = opts.accept.far_off_picture * max(width, height)
     return bool(np.all(np.isfinite(corners_px)) and np.all(np.abs(corners_px - (width / 2, height / 2)) < reach))
 
 
-def side_line_shares(image: Image, h_units: F64, margin: int, lens: Lens | None = None) -> tuple[F32, F32, float]:
+def side_line_shares(image: Image, h_units: F64, margin: int, lens: Lens | None = None, *,
+                     opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[F32, F32, float]:
     """The playing squares' mean L*a*b* colours (15, 15, 3), the grid-line evidence of their four
     sides (``square_sides``, (15, 15, 4)) as shares of the board's median side, and that median;
     the board rectified at 16 px a square with ``margin`` squares around it (0: the outer sides,
     at the picture's edge, are NaN); with ``lens``, sampled through its bending."""
-    rect = rectify(image, h_units, 16, margin, lens)
+    rect = rectify(image, h_units, 16, margin, lens, opts=opts)
     sums = squares_lab_sums(rect, 16)
     cells = cell_colours(rect, 16, sums)
     sides = square_sides(rect, 16, cells, sums)
@@ -1181,16 +1221,17 @@ def side_line_shares(image: Image, h_units: F64, margin: int, lens: Lens | None 
     return cells, shares, median
 
 
-def pattern_in_view(image: Image, h_units: F64, plane: bool = False, lens: Lens | None = None) -> float:
+def pattern_in_view(image: Image, h_units: F64, plane: bool = False, lens: Lens | None = None, *,
+                    opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
     """The special-square pattern score (``premium_pattern_scores``' contrast, base: the plain
     squares' median colour) over the squares in view only: those with fewer than two sides whose
-    grid line is fainter than ``IN_VIEW_FAINT`` of the board's median side (a hand or an arm hides
+    grid line is fainter than ``in_view_faint`` of the board's median side (a hand or an arm hides
     the others); 0 when fewer than a third of the special or plain squares are in view. ``plane``:
     the clearer of that and the pattern against a plane fitted to the plain squares in view (a
     light falling off across the board). ``lens``: the picture's bending (``h_units`` then maps to
     undistorted pixels)."""
-    cells, shares, _ = side_line_shares(image, h_units, 0, lens)
-    faint = np.nan_to_num(shares, nan=np.inf) < IN_VIEW_FAINT
+    cells, shares, _ = side_line_shares(image, h_units, 0, lens, opts=opts)
+    faint = np.nan_to_num(shares, nan=np.inf) < opts.accept.in_view_faint
     seen = (faint.sum(axis=2) < 2).ravel()
     special, plain = PREMIUM.ravel() & seen, ~PREMIUM.ravel() & seen
     if special.sum() < PREMIUM.sum() / 3 or plain.sum() < (~PREMIUM).sum() / 3:
@@ -1198,7 +1239,7 @@ def pattern_in_view(image: Image, h_units: F64, plane: bool = False, lens: Lens 
     colour = cells.reshape(-1, 3).astype(np.float64)
     bases = [np.median(colour[plain], axis=0)]
     if plane:
-        bases.append(_plane_base(colour[None, None], np.flatnonzero(plain))[0, 0])
+        bases.append(_plane_base(colour[None, None], np.flatnonzero(plain), opts=opts)[0, 0])
     scores = []
     for base in bases:
         d = np.linalg.norm(colour - base, axis=1)
@@ -1206,37 +1247,38 @@ def pattern_in_view(image: Image, h_units: F64, plane: bool = False, lens: Lens 
     return max(scores)
 
 
-def _quality(share: float, prem: float, h_units: F64, width: int, height: int) -> float:
-    """How well a candidate board frame is explained: grid lines found (weighted ``LINE_WEIGHT``:
+def _quality(share: float, prem: float, h_units: F64, width: int, height: int, *,
+             opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
+    """How well a candidate board frame is explained: grid lines found (weighted ``line_weight``:
     a grid whose lines are all there beats one half off the board whose special squares happen to
     look clearer, under a lighting gradient), special-square pattern (capped at 1), minus the share
     of squares outside the picture."""
-    return LINE_WEIGHT * share + _pattern_strength(prem) - outside_share(h_units, width, height)
+    return opts.accept.line_weight * share + _pattern_strength(prem, opts=opts) - outside_share(h_units, width, height)
 
 
-def _ranking_pattern(image: Image, h_units: F64, prem: float) -> float:
+def _ranking_pattern(image: Image, h_units: F64, prem: float, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
     """The special-square pattern a candidate ranks by: its pattern over the whole board or, when
-    clearer, over the squares in view (``pattern_in_view``, with ``RANK_IN_VIEW``): an arm over the
+    clearer, over the squares in view (``pattern_in_view``, with ``rank_in_view``): an arm over the
     special squares dims the board's own pattern, while a lattice of the wrong period or a grid
     hanging off the board has no clearer pattern where it is in view."""
-    return max(prem, pattern_in_view(image, h_units)) if RANK_IN_VIEW else prem
+    return max(prem, pattern_in_view(image, h_units, opts=opts)) if opts.accept.rank_in_view else prem
 
 
-def _pattern_strength(prem: float) -> float:
-    """A special-square pattern score as 0–1 (full from ``PATTERN_CAP`` on)."""
-    return float(np.clip(prem / PATTERN_CAP, 0, 1))
+def _pattern_strength(prem: float, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
+    """A special-square pattern score as 0–1 (full from ``pattern_cap`` on)."""
+    return float(np.clip(prem / opts.pattern.pattern_cap, 0, 1))
 
 
-def _rank(quality: float, prem: float) -> float:
-    """Order of candidates: their quality, and beyond the pattern's cap in it (``PATTERN_CAP``) a
+def _rank(quality: float, prem: float, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
+    """Order of candidates: their quality, and beyond the pattern's cap in it (``pattern_cap``) a
     clearer special-square pattern still counts (a grid a square or so off can find more lines
     than the board's own; its pattern is far weaker). Not used to end the search early."""
-    return quality + max(0.0, prem - PATTERN_CAP)
+    return quality + max(0.0, prem - opts.pattern.pattern_cap)
 
 
-def _reframe(h_ref: F64, corners_img: F64) -> tuple[F64, F64]:
+def _reframe(h_ref: F64, corners_img: F64) -> F64:
     """``h_ref`` with its unit frame turned (by a symmetry of the square) so that unit corner
-    (0,0) lies at the first ordered corner and (15,0) at the second; also the unit→unit map."""
+    (0,0) lies at the first ordered corner and (15,0) at the second."""
     unit = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], float)
     img = apply_h(h_ref, unit)
     best_m: F64 | None = None
@@ -1252,83 +1294,77 @@ def _reframe(h_ref: F64, corners_img: F64) -> tuple[F64, F64]:
                 best_m = np.asarray(cv2.getPerspectiveTransform(unit.astype(np.float32),
                                                                 unit[order].astype(np.float32)), np.float64)
     assert best_m is not None
-    return np.asarray(h_ref @ best_m, np.float64), best_m
+    return np.asarray(h_ref @ best_m, np.float64)
 
 
-def _permute_mesh(mesh: F64, m: F64) -> F64:
-    """Re-index a crossings mesh for the new unit frame ``new ↦ old = m·new``."""
-    jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
-    old = np.rint(apply_h(m, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64))).astype(int)
-    return np.asarray(mesh[old[:, 1], old[:, 0]].reshape(SIZE + 1, SIZE + 1, 2), np.float64)
-
-
-def _checked_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Lens | None = None
-                   ) -> tuple[F64, float, float]:
-    """Correct a registration off by up to ``SHIFT_REACH`` whole squares by the special-square
+def _checked_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Lens | None = None,
+                   *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[F64, float, float]:
+    """Correct a registration off by up to ``shift_reach`` whole squares by the special-square
     pattern (T-B2, ``_pattern_shift``), unless the shifted grid explains fewer grid lines than
-    ``share`` by more than ``SHIFT_LINE_LOSS`` (a hand or an arm over the special squares can fake
+    ``share`` by more than ``shift_line_loss`` (a hand or an arm over the special squares can fake
     a better pattern one square off; the board's outer lines cannot be faked that way), or by more
-    than ``FRAMED_LINE_LOSS`` for a shift that frames the board clearly better; a registration
-    with less than ``WIDE_SHIFT_BELOW`` of its grid lines found may first move further
+    than ``framed_line_loss`` for a shift that frames the board clearly better; a registration
+    with less than ``wide_shift_below`` of its grid lines found may first move further
     (``_far_shift``). Also the pattern score of the result, and its share of grid lines found
     (``share`` unless it moved that far: its candidate ranks by the lines of the board it found).
     ``lens``: the picture's bending, when ``h_units`` maps to undistorted pixels; every grid is then
     seen through it, and ``share`` is measured again that way before it is compared with a moved grid's."""
     measured_through = False  # whether ``share`` has been measured through ``lens`` yet
-    if lens is not None and share < WIDE_SHIFT_BELOW:
-        share, measured_through = _share_through(gray, h_units, lens), True
-    if share < WIDE_SHIFT_BELOW:
-        far = _far_shift(image, gray, h_units, share, lens)
+    if lens is not None and share < opts.shift.wide_shift_below:
+        share, measured_through = _share_through(gray, h_units, lens, opts=opts), True
+    if share < opts.shift.wide_shift_below:
+        far = _far_shift(image, gray, h_units, share, lens, opts=opts)
         if far is not None:
             return far
-    (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units, lens=lens)
-    if (dx, dy) == (0, 0) and not (LINE_SHIFT_GAIN > 0 and near):
+    (dx, dy), prem, prem_here, framed, near = _pattern_shift(image, h_units, lens=lens, opts=opts)
+    if (dx, dy) == (0, 0) and not (opts.shift.line_shift_gain > 0 and near):
         return h_units, prem_here, share
     if lens is not None and not measured_through:
-        share = _share_through(gray, h_units, lens)
+        share = _share_through(gray, h_units, lens, opts=opts)
     if (dx, dy) == (0, 0):
-        return (*_line_shift(gray, h_units, share, prem_here, near, lens), share)
+        return (*_line_shift(gray, h_units, share, prem_here, near, lens, opts=opts), share)
     shifted = _shifted(h_units, dx, dy)
-    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens)
-    allowed = SHIFT_LINE_LOSS
-    if framed >= FRAMED_GAIN and prem - prem_here >= FRAMED_PATTERN_GAIN:
-        allowed = FRAMED_LINE_LOSS
+    _, share_shifted, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens, opts=opts)
+    allowed = opts.shift.shift_line_loss
+    if framed >= opts.shift.framed_gain and prem - prem_here >= opts.shift.framed_pattern_gain:
+        allowed = opts.shift.framed_line_loss
     if share_shifted >= share - allowed:
         return shifted, prem, share
     return h_units, prem_here, share
 
 
-def _share_through(gray: U8, h_units: F64, lens: Lens) -> float:
+def _share_through(gray: U8, h_units: F64, lens: Lens, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> float:
     """The share of grid lines found on the grid ``h_units`` (to undistorted pixels) seen through ``lens``."""
-    return refine_with_grid_lines(gray, h_units, rounds=1, lens=lens)[1]
+    return refine_with_grid_lines(gray, h_units, rounds=1, lens=lens, opts=opts)[1]
 
 
-def _far_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Lens | None = None
-               ) -> tuple[F64, float, float] | None:
-    """The registration moved by more than ``SHIFT_REACH`` and up to ``WIDE_SHIFT_REACH`` whole
+def _far_shift(image: Image, gray: U8, h_units: F64, share: float, lens: Lens | None = None,
+               *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[F64, float, float] | None:
+    """The registration moved by more than ``shift_reach`` and up to ``wide_shift_reach`` whole
     squares, with its pattern score and share of grid lines found, when the special squares stand
-    out best there and the moved grid explains as many grid lines (``WIDE_SHIFT_LINE_LOSS``); else
+    out best there and the moved grid explains as many grid lines (``wide_shift_line_loss``); else
     ``None``. The case: a lattice grown on part of the board (under a hand, glare) whose window was
     placed on the table beside it."""
-    (dx, dy), prem, _, _, _ = _pattern_shift(image, h_units, WIDE_SHIFT_REACH, lens)
-    if max(abs(dx), abs(dy)) <= SHIFT_REACH:
+    (dx, dy), prem, _, _, _ = _pattern_shift(image, h_units, opts.shift.wide_shift_reach, lens, opts=opts)
+    if max(abs(dx), abs(dy)) <= opts.shift.shift_reach:
         return None
     shifted = _shifted(h_units, dx, dy)
-    _, share_shifted, _, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens)
-    return (shifted, prem, share_shifted) if share_shifted >= share - WIDE_SHIFT_LINE_LOSS else None
+    _, share_shifted, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens, opts=opts)
+    return (shifted, prem, share_shifted) if share_shifted >= share - opts.shift.wide_shift_line_loss else None
 
 
 def _line_shift(gray: U8, h_units: F64, share: float, prem_here: float,
-                near: list[tuple[int, int, float]], lens: Lens | None = None) -> tuple[F64, float]:
+                near: list[tuple[int, int, float]], lens: Lens | None = None, *,
+                opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[F64, float]:
     """Among the shifts ``near`` (``(dx, dy, pattern score)``, whose special-square pattern stands
     out almost as clearly as the registration's own), the one whose grid explains the most grid
-    lines, if by ``LINE_SHIFT_GAIN`` more than ``share``: a grid grown off the board's edge onto
+    lines, if by ``line_shift_gain`` more than ``share``: a grid grown off the board's edge onto
     its frame and the table, with an arm hiding the special squares that would pull it back."""
     best = (h_units, prem_here)
-    best_share = share + LINE_SHIFT_GAIN
-    for dx, dy, p in near[:LINE_SHIFT_TRIES]:
+    best_share = share + opts.shift.line_shift_gain
+    for dx, dy, p in near[:opts.shift.line_shift_tries]:
         shifted = _shifted(h_units, dx, dy)
-        _, s, _, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens)
+        _, s, _ = refine_with_grid_lines(gray, shifted, rounds=1, lens=lens, opts=opts)
         if s >= best_share:
             best, best_share = (shifted, p), s
     return best
@@ -1339,37 +1375,39 @@ def _shifted(h_units: F64, dx: int, dy: int) -> F64:
     return np.asarray(h_units @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], np.float64), np.float64)
 
 
-def _pattern_shift(image: Image, h_units: F64, reach: int = SHIFT_REACH, lens: Lens | None = None
+def _pattern_shift(image: Image, h_units: F64, reach: int | None = None, lens: Lens | None = None,
+                   *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS
                    ) -> tuple[tuple[int, int], float, float, float, list[tuple[int, int, float]]]:
     """The whole-square shift (within ``reach``) under which the special squares stand out
     clearly best and the squares just outside the grid do not look like the board's own (a board
     has its frame there; a grid registered a few squares off has playing squares), ``(0, 0)``
-    unless it beats no shift by ``SHIFT_MARGIN`` (shifts compared by ``pattern_scores``' choice
+    unless it beats no shift by ``shift_margin`` (shifts compared by ``pattern_scores``' choice
     score); its pattern score, the unshifted one, how much less the squares around the grid
     look like playing squares after the shift than before, and the other shifts whose choice score
-    is within ``LINE_SHIFT_PATTERN_LOSS`` of no shift's, best first, with their pattern scores."""
+    is within ``line_shift_pattern_loss`` of no shift's, best first, with their pattern scores."""
+    reach = opts.shift.shift_reach if reach is None else reach
     m = reach + 1  # one more square each way for the ring outside the window
-    rect = rectify(image, h_units, 16, m, lens)
+    rect = rectify(image, h_units, 16, m, lens, opts=opts)
     sums = squares_lab_sums(rect, 16)
     cells = cell_colours(rect, 16, sums)  # (15 + 2m)² squares
-    lines = square_lines(rect, 16, cells, sums) if RING_LINES else None
-    scores, choice = pattern_scores(cells[1:-1, 1:-1])  # window (dy, dx) at [reach + dy, reach + dx]
+    lines = square_lines(rect, 16, cells, sums) if opts.shift.ring_lines else None
+    scores, choice = pattern_scores(cells[1:-1, 1:-1], opts=opts)  # window (dy, dx) at [reach + dy, reach + dx]
     pick = {(dx, dy): float(choice[reach + dy, reach + dx])
             for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)}
-    ring_here = board_like_ring(cells, m, m, lines)
-    here = pick[(0, 0)] - RING_WEIGHT * ring_here
-    best, best_merit, best_ring = (0, 0), here + SHIFT_MARGIN, ring_here
+    ring_here = board_like_ring(cells, m, m, lines, opts=opts)
+    here = pick[(0, 0)] - opts.shift.ring_weight * ring_here
+    best, best_merit, best_ring = (0, 0), here + opts.shift.shift_margin, ring_here
     ranked = sorted(pick.items(), key=lambda kv: -kv[1])
     for (dx, dy), p in ranked:
         if p < best_merit:
             break  # the ring can only lower a shift's merit below its pattern score
-        ring = board_like_ring(cells, m + dy, m + dx, lines)
-        merit = p - RING_WEIGHT * ring
+        ring = board_like_ring(cells, m + dy, m + dx, lines, opts=opts)
+        merit = p - opts.shift.ring_weight * ring
         if merit >= best_merit and (dx, dy) != (0, 0):
             best, best_merit, best_ring = (dx, dy), merit, ring
     dx, dy = best
     near = [(sx, sy, float(scores[reach + sy, reach + sx]))
             for (sx, sy), p in ranked
-            if (sx, sy) != (0, 0) and p >= pick[(0, 0)] - LINE_SHIFT_PATTERN_LOSS]
+            if (sx, sy) != (0, 0) and p >= pick[(0, 0)] - opts.shift.line_shift_pattern_loss]
     return (best, float(scores[reach + dy, reach + dx]), float(scores[reach, reach]),
             ring_here - best_ring, near)

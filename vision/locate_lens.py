@@ -21,16 +21,29 @@ from numpy.typing import NDArray
 F64 = NDArray[np.float64]
 
 SIZE = 15
-K_PRIOR = 0.3  # spread of k expected before looking (a Gaussian prior: weak grids bend little)
-K_LIMIT = 1.5  # |k| beyond this (division model, radius / longest image side) is not a lens
-#: Grid-line samples whose straight fit leaves an rms above ``SCATTERED`` squares hold stray points
-#: (an arm's edge, numerals; a clean grid leaves 0.012–0.018). A bending beyond ``K_SMALL`` fitted
-#: to such samples must lower that rms by at least ``MIN_GAIN_PER_K`` · |k| of it, or it was fitted
-#: to the stray points, not to a lens (stop 35: 16,501,613's k = +0.68, the renderer's −0.15,
-#: rms 0.074 lowered by 6 %; of 1,999 dev fits the 4 off by more than 0.15 all left 0.036–0.074).
-SCATTERED = 0.03
-K_SMALL = 0.1
-MIN_GAIN_PER_K = 0.3
+
+
+@dataclass(frozen=True)
+class LensFitOptions:
+    """How the lens bending is fitted to the grid lines and when a fitted bending is believed."""
+
+    #: spread of k expected before looking (a Gaussian prior: weak grids bend little)
+    k_prior: float = 0.3
+    #: |k| beyond this (division model, radius / longest image side) is not a lens
+    k_limit: float = 1.5
+    #: Grid-line samples whose straight fit leaves an rms above ``scattered`` squares hold stray points
+    #: (an arm's edge, numerals; a clean grid leaves 0.012–0.018). A bending beyond ``k_small`` fitted
+    #: to such samples must lower that rms by at least ``min_gain_per_k`` · |k| of it, or it was fitted
+    #: to the stray points, not to a lens (16,501,613's k = +0.68, the renderer's −0.15, rms 0.074
+    #: lowered by 6 %; of 1,999 dev fits the 4 off by more than 0.15 all left 0.036–0.074).
+    scattered: float = 0.03
+    #: (see ``scattered``)
+    k_small: float = 0.1
+    #: (see ``scattered``)
+    min_gain_per_k: float = 0.3
+
+
+DEFAULT_LENS_FIT = LensFitOptions()
 
 
 @dataclass(frozen=True)
@@ -131,7 +144,7 @@ def _levenberg_marquardt(params: F64, q: F64, idx: F64, vert: NDArray[np.bool_],
 
 
 def fit_lens_to_grid(samples: list[F64], h_units: F64, image_size: tuple[int, int],
-                     inner_only: bool = True) -> GridLensFit | None:
+                     inner_only: bool = True, *, opts: LensFitOptions = DEFAULT_LENS_FIT) -> GridLensFit | None:
     """Joint fit of the division-model ``k`` and the board homography to grid-line samples (image
     pixels: 16 vertical lines, then 16 horizontal; ``h_units`` maps units to pixels, the start).
     ``None`` when there are too few samples, the fit fails, or the bending it finds is not borne
@@ -163,9 +176,9 @@ def fit_lens_to_grid(samples: list[F64], h_units: F64, image_size: tuple[int, in
     straight = _levenberg_marquardt(straight, q[keep], idx[keep], vert[keep], free_k=False)
     r_s = _residuals(straight, q[keep], idx[keep], vert[keep])[0][:-1]
     sigma = max(float(np.sqrt(np.mean(r_s * r_s))), 1e-3)
-    bent = _levenberg_marquardt(straight, q[keep], idx[keep], vert[keep], free_k=True, prior=sigma / K_PRIOR)
+    bent = _levenberg_marquardt(straight, q[keep], idx[keep], vert[keep], free_k=True, prior=sigma / opts.k_prior)
     r_b = _residuals(bent, q[keep], idx[keep], vert[keep])[0][:-1]
-    if not np.all(np.isfinite(r_b)) or abs(float(bent[8])) > K_LIMIT:
+    if not np.all(np.isfinite(r_b)) or abs(float(bent[8])) > opts.k_limit:
         return None
     g = np.append(bent[:8], 1.0).reshape(3, 3)
     try:
@@ -174,14 +187,14 @@ def fit_lens_to_grid(samples: list[F64], h_units: F64, image_size: tuple[int, in
         return None
     fit = GridLensFit(np.asarray(h_img / h_img[2, 2], np.float64), float(bent[8]),
                       float(np.sqrt(np.mean(r_b * r_b))), float(np.sqrt(np.mean(r_s * r_s))), int(keep.sum()))
-    return fit if supported(fit) else None
+    return fit if supported(fit, opts=opts) else None
 
 
-def supported(fit: GridLensFit) -> bool:
+def supported(fit: GridLensFit, *, opts: LensFitOptions = DEFAULT_LENS_FIT) -> bool:
     """Whether the samples bear out the fit's bending: a small one, or any fitted to samples that
-    are not ``SCATTERED``, always; a strong one fitted to scattered samples only when it lowers the
-    straight fit's rms by ``MIN_GAIN_PER_K`` · |k| of it or more."""
-    if abs(fit.k) <= K_SMALL or fit.rms_straight <= SCATTERED:
+    are not ``scattered``, always; a strong one fitted to scattered samples only when it lowers the
+    straight fit's rms by ``min_gain_per_k`` · |k| of it or more."""
+    if abs(fit.k) <= opts.k_small or fit.rms_straight <= opts.scattered:
         return True
-    return 1.0 - fit.rms / max(fit.rms_straight, 1e-12) >= MIN_GAIN_PER_K * abs(fit.k)
+    return 1.0 - fit.rms / max(fit.rms_straight, 1e-12) >= opts.min_gain_per_k * abs(fit.k)
 

@@ -21,6 +21,8 @@ from .tiles import RACK_SIZE, UNSEEN, WILD, full_set
 RackTile = int | str
 #: Called after every applied event: (state, racks, bag tiles, event).
 StepHook = Callable[[TrioletState, list[list[RackTile]], list[RackTile], Event], None]
+#: Asked before every turn: whether the game stops there (unfinished).
+StopRule = Callable[[TrioletState], bool]
 
 
 @dataclass
@@ -30,16 +32,17 @@ class RandomGame:
     header: Header
     events: list[Event] = field(default_factory=list)
     finished: bool = False
+    #: stopped because nobody placed a tile for ``stuck_rounds`` rounds of exchanges
+    stuck: bool = False
     generator_calls: int = 0
     placements_generated: int = 0
     generator_seconds: float = 0.0
     generator_cpu_seconds: float = 0.0
 
 
-def triolet_header(players: int, first_player: int = 0) -> Header:
-    """A plain Triolet header for ``players`` seats."""
-    names = tuple("ABCD"[:players])
-    return Header(game="triolet", players=names, options={}, first_player=first_player)
+def triolet_header(players: int, first_player: int = 0, names: tuple[str, ...] | None = None) -> Header:
+    """A plain Triolet header for ``players`` seats (named A, B, … unless ``names`` are given)."""
+    return Header(game="triolet", players=names or tuple("ABCD"[:players]), options={}, first_player=first_player)
 
 
 def rack_points(rack: list[RackTile]) -> tuple[int, ...]:
@@ -53,17 +56,25 @@ def take(rack: list[RackTile], event: Place) -> None:
         rack.remove(WILD if t.wild else t.value)
 
 
-def play_random_game(rng: random.Random, players: int = 2, *, max_events: int = 400,
+def play_random_game(rng: random.Random, players: int = 2, *, max_events: int | None = 400,
                      exchange_chance: float = 0.05, greedy_chance: float = 0.5,
-                     on_step: StepHook | None = None) -> RandomGame:
-    """Play one random legal game; ``rng`` decides the deal and every choice."""
-    header = triolet_header(players, rng.randrange(players))
+                     on_step: StepHook | None = None, stop: StopRule | None = None,
+                     stuck_rounds: int | None = None, names: tuple[str, ...] | None = None) -> RandomGame:
+    """Play one random legal game; ``rng`` decides the deal and every choice.
+
+    A player who can place does so (the best-scoring placement with ``greedy_chance``, else any),
+    unless it exchanges instead with ``exchange_chance``; one who cannot exchanges while the bag
+    allows it (T-E1), else passes. The game ends by the rules (every seat then reveals, T-E5), after
+    ``max_events`` events (``None``: no cap), when ``stop`` says so before a turn, or after
+    ``stuck_rounds`` rounds of exchanges with no placement (``stuck``)."""
+    header = triolet_header(players, rng.randrange(players), names)
     state = TrioletState.new(header)
     bag: list[RackTile] = full_set()
     rng.shuffle(bag)
     del bag[:UNSEEN]
     racks = [[bag.pop() for _ in range(RACK_SIZE)] for _ in range(players)]
     game = RandomGame(header)
+    idle = 0  # turns in a row without a placement
 
     def play(event: Event) -> None:
         state.apply(event)
@@ -71,7 +82,9 @@ def play_random_game(rng: random.Random, players: int = 2, *, max_events: int = 
         if on_step is not None:
             on_step(state, racks, bag, event)
 
-    while len(game.events) < max_events:
+    while max_events is None or len(game.events) < max_events:
+        if stop is not None and stop(state):
+            break
         if state.end_rule is not None:
             for seat in range(players):
                 play(Reveal(player=seat, values=rack_points(racks[seat])))
@@ -85,8 +98,8 @@ def play_random_game(rng: random.Random, players: int = 2, *, max_events: int = 
         game.generator_cpu_seconds += time.process_time() - c0
         game.generator_calls += 1
         game.placements_generated += len(moves)
-        can_exchange = len(bag) >= EXCHANGE_MIN_BAG
-        if moves and not (can_exchange and rng.random() < exchange_chance):
+        can_exchange = len(bag) >= EXCHANGE_MIN_BAG and bool(rack)
+        if moves and not (can_exchange and exchange_chance > 0 and rng.random() < exchange_chance):
             if rng.random() < greedy_chance:
                 best = max(score for _ev, score in moves)
                 event = rng.choice([ev for ev, score in moves if score == best])
@@ -96,7 +109,11 @@ def play_random_game(rng: random.Random, players: int = 2, *, max_events: int = 
             for _ in range(min(len(event.tiles), len(bag))):
                 rack.append(bag.pop())
             play(event)
+            idle = 0
         elif can_exchange:
+            if stuck_rounds is not None and idle >= stuck_rounds * players:
+                game.stuck = True
+                break
             count = rng.randint(1, len(rack))
             rng.shuffle(rack)
             returned = [rack.pop() for _ in range(count)]
@@ -104,6 +121,7 @@ def play_random_game(rng: random.Random, players: int = 2, *, max_events: int = 
             bag.extend(returned)
             rng.shuffle(bag)
             play(Exchange(player=seat, count=count))
+            idle += 1
         else:
             play(Pass(player=seat))
     return game

@@ -28,8 +28,6 @@ from vision.trigon.board_geometry import (
     cell_centre_mm,
     cell_name,
     cell_vertices_mm,
-    corner_neighbours,
-    edge_neighbours,
     hexagon_corners_mm,
     parse_cell,
     rotation_map,
@@ -257,66 +255,9 @@ def hidden_view_cells(labels: dict[str, Any], occluders: U8) -> set[str]:
     return out
 
 
-def random_pieces(rng: np.random.Generator, side: int, colours: tuple[str, ...], n_pieces: int
-                  ) -> list[tuple[str, tuple[str, ...]]]:
-    """Legal-looking play: each piece 1–6 cells, first on a free start point, later ones touching
-    their colour only at corners (B-L2, B-L3)."""
-    owner: dict[Cell, str] = {}
-    pieces: list[tuple[str, tuple[str, ...]]] = []
-    starts = [parse_cell(s, side) for s in START_POINTS[side]]
-    all_cells = board_cells(side)
-    turn = 0
-    fails = 0
-    while len(pieces) < n_pieces and fails < 200:
-        colour = colours[turn % len(colours)]
-        mine = [c for c, o in owner.items() if o == colour]
-        size = int(rng.choice([1, 2, 3, 4, 4, 5, 5, 5, 6, 6, 6, 6, 6, 6]))
-        if not mine:
-            free = [s for s in starts if s not in owner]
-            if not free:
-                break
-            seeds = [free[int(rng.integers(len(free)))]]
-        else:
-            seeds = [c for m in mine for c in corner_neighbours(m, side) if c not in owner]
-        placed = None
-        for _ in range(12):
-            if not seeds:
-                break
-            seed = seeds[int(rng.integers(len(seeds)))]
-            blob = [seed]
-            ok = True
-            while len(blob) < size:
-                nb = [c for b in blob for c in edge_neighbours(b, side) if c not in owner and c not in blob]
-                if not nb:
-                    break
-                blob.append(nb[int(rng.integers(len(nb)))])
-            for c in blob:
-                if c in owner or any(owner.get(e) == colour for e in edge_neighbours(c, side)):
-                    ok = False
-                    break
-            if ok and (mine or any(c in starts for c in blob)):
-                placed = blob
-                break
-        if placed is None:
-            fails += 1
-            turn += 1
-            continue
-        for c in placed:
-            owner[c] = colour
-        pieces.append((colour, tuple(cell_name(c, side) for c in sorted(placed, key=lambda c: (-c[1], c[0])))))
-        turn += 1
-    del all_cells
-    return pieces
-
-
 def engine_pieces(game_seed: int, variant: str, n_events: int
-                  ) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, Any] | None]:
-    """Pieces after ``n_events`` events of a simulated legal game (``None`` source without the engine)."""
-    try:
-        from engine.core.registry import get_game
-        get_game("trigon")
-    except Exception:  # the engine may be missing
-        return [], None
+                  ) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, Any]]:
+    """Pieces after ``n_events`` events of a simulated legal game, and how to replay it."""
     from lab.sim.driver import play_game
     sim = play_game("trigon", game_seed, max_events=n_events, variant=variant)
     pieces = [(str(p["colour"]), tuple(p["cells"])) for s in sim.steps for p in s.placed]
@@ -331,13 +272,9 @@ def random_trigon_frame(seed: int, difficulty_name: str = "normal", pool: StyleP
     pool = pool or StylePool()
     rng = np.random.default_rng(seed)
     variant = "trigon_3" if rng.random() < 0.25 else "trigon"
-    colours = COLOURS[:3] if variant == "trigon_3" else COLOURS
     side = 8 if variant == "trigon_3" else 9
     n_pieces = int(rng.integers(max(1, diff.tiles[0] // 2), diff.tiles[1] // 2 + 2))
     pieces, source = engine_pieces(int(rng.integers(1 << 31)), variant, n_pieces)
-    if source is None:
-        pieces = random_pieces(rng, side, colours, n_pieces)
-        source = {"source": "builtin"}
     scene = TrigonScene(pieces=tuple(pieces), variant=variant,
                         board_style=pool.pick(rng, TRIGON_BOARDS, pool.trigon_boards),
                         cell_mm=uni(rng, (19.0, 23.0)), rim_mm=uni(rng, (8.0, 22.0)),

@@ -14,15 +14,17 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.triolet.board import DOUBLE_SQUARES, NAMES, REPLAY_SQUARES, TRIPLE_SQUARES
 from lab.render.styles import BOARD_SCHEMES, BoardScheme, bgr
 
 U8 = NDArray[np.uint8]
 F64 = NDArray[np.float64]
 
 COLUMNS = "ABCDEFGHIJKLMNO"
-DOUBLE = ("H8", "D8", "L8", "H4", "H12", "E5", "K5", "E11", "K11")
-TRIPLE = ("E2", "K2", "E14", "K14", "B5", "N5", "B11", "N11")
-REPLAY = ("A8", "O8", "H1", "H15", "B2", "N2", "B14", "N14")
+#: the special squares (T-B2) by name, as the engine has them
+DOUBLE = frozenset(NAMES[i] for i in DOUBLE_SQUARES)
+TRIPLE = frozenset(NAMES[i] for i in TRIPLE_SQUARES)
+REPLAY = frozenset(NAMES[i] for i in REPLAY_SQUARES)
 
 
 def square_name(c: int, r: int) -> str:

@@ -15,14 +15,10 @@ from lab.render.triolet_board import board_outer_mm
 
 
 def position_tiles(rng: np.random.Generator, n: int) -> tuple[list[tuple[str, int, bool]], dict[str, Any]]:
-    """A legal position of about ``n`` tiles and where it came from: a simulated engine game if the
-    engine is installed (replayable from the returned ``play_game`` arguments), else built here."""
+    """A legal position of about ``n`` tiles and where it came from: a simulated engine game,
+    replayable from the returned ``play_game`` arguments."""
     from lab.sim.triolet_game import engine_position
-    pos = engine_position(int(rng.integers(1 << 31)), n)
-    if pos is not None:
-        return pos
-    from lab.sim.triolet_position import random_position
-    return random_position(rng, n), {"source": "builtin"}
+    return engine_position(int(rng.integers(1 << 31)), n)
 
 
 def _occupied(squares: set[str], c: int, r: int) -> bool:
@@ -60,7 +56,7 @@ def random_triolet_scene(rng: np.random.Generator, diff: Difficulty, pool: Style
 
 def random_triolet_frame(seed: int, difficulty_name: str = "normal", pool: StylePool | None = None,
                          size: tuple[int, int] | None = None, **overrides: Any) -> RenderedFrame:
-    """One random Triolet picture with labels, fully determined by ``seed`` (and the engine's presence).
+    """One random Triolet picture with labels, fully determined by ``seed``.
 
     ``overrides`` replace fields of the sampled ``TrioletScene`` (e.g. ``tiles=...``, ``hands=()``).
     """

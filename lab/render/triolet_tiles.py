@@ -8,14 +8,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.triolet.tiles import VALUE_COUNTS
 from lab.render.fonts import glyph_mask, star_mask
 from lab.render.styles import TILE_FINISHES, bgr
 
 U8 = NDArray[np.uint8]
 
 #: Tiles per value (T-B3); the small digit printed on each tile.
-TILE_COUNTS = {0: 9, 1: 9, 2: 8, 3: 8, 4: 7, 5: 8, 6: 6, 7: 6, 8: 4, 9: 4, 10: 3, 11: 3, 12: 2, 13: 2, 14: 1, 15: 1}
-WILDS = 2
+TILE_COUNTS = dict(enumerate(VALUE_COUNTS))
 
 
 def _blend(img: NDArray[np.float32], mask: U8, x: int, y: int, colour: tuple[int, int, int]) -> None:

@@ -11,10 +11,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core.events import Event, Exchange, Pass, Reveal
+from engine.core.events import Event, Reveal
 from engine.core.header import Header
 from engine.core.registry import get_game
 from engine.core.state import GameState
+from engine.triolet.events import Place
 
 VARIANT_PLAYERS = {"trigon": 4, "trigon_2": 2, "trigon_3": 3}
 
@@ -73,68 +74,23 @@ def play_game(game: str, seed: int, players: int = 2, greedy: float = 0.5, max_e
 
 def _triolet(rng: random.Random, players: int, greedy: float, max_events: int | None,
              max_tiles: int | None = None) -> SimGame:
-    from engine.triolet.tiles import RACK_SIZE, UNSEEN, WILD, full_set
+    """The engine's random-game driver (``engine.triolet.selfplay``), the table recorded after each
+    event; exchanges only when no placement is possible, a stuck board abandoned (``STUCK_ROUNDS``)."""
+    from engine.triolet.selfplay import play_random_game
 
-    header = Header(game="triolet", players=tuple(f"P{i + 1}" for i in range(players)), options={},
-                    first_player=rng.randrange(players))
-    state = get_game("triolet").new(header)
-    bag: list[int | str] = full_set()
-    rng.shuffle(bag)
-    del bag[:UNSEEN]
-    racks = [[bag.pop() for _ in range(RACK_SIZE)] for _ in range(players)]
-    sim = SimGame(header)
-    idle = 0  # turns in a row without a placement
+    steps: list[SimStep] = []
 
-    def play(ev: Event, placed: list[Any]) -> None:
-        state.apply(ev)
-        sim.steps.append(SimStep(ev, state.board_json(), placed))
+    def record(state: Any, _racks: Any, _bag: Any, ev: Event) -> None:
+        placed = [t.to_json() for t in ev.tiles] if isinstance(ev, Place) else []
+        steps.append(SimStep(ev, state.board_json(), placed))
 
-    while max_events is None or len(sim.steps) < max_events:
-        if max_tiles is not None and sim.steps and len(sim.steps[-1].board.get("tiles", [])) >= max_tiles:
-            break
-        if getattr(state, "end_rule", None) is not None or state.outcome() is not None:
-            for seat in range(players):
-                play(Reveal(player=seat, values=tuple(0 if t == WILD else int(t) for t in racks[seat])), [])
-            sim.finished = True
-            break
-        mover = state.to_move().player
-        assert mover is not None
-        seat = mover
-        rack = racks[seat]
-        scored_gen = getattr(state, "generate_with_scores", None)  # one pass with scores, when offered
-        if rack and scored_gen is not None:
-            scored = list(scored_gen(tuple(rack)))
-            moves = [m for m, _ in scored]
-        else:
-            scored = []
-            moves = list(state.legal_placements(tuple(rack))) if rack else []
-        if moves:
-            if scored and rng.random() < greedy:
-                best = max(s for _, s in scored)
-                ev = rng.choice([m for m, s in scored if s == best])
-            else:
-                ev = _pick(rng, state, moves, bool(not scored and rng.random() < greedy))
-            for t in ev.tiles:
-                rack.remove(WILD if t.wild else t.value)
-            for _ in range(min(len(ev.tiles), len(bag))):
-                rack.append(bag.pop())
-            play(ev, [t.to_json() for t in ev.tiles])
-            idle = 0
-        elif len(bag) >= 5 and rack:
-            if idle >= STUCK_ROUNDS * players:  # nobody has placed for many rounds: the board is stuck
-                sim.stuck = True
-                break
-            count = rng.randint(1, len(rack))
-            rng.shuffle(rack)
-            back = [rack.pop() for _ in range(count)]
-            rack.extend(bag.pop() for _ in range(count))
-            bag.extend(back)
-            rng.shuffle(bag)
-            play(Exchange(player=seat, count=count), [])
-            idle += 1
-        else:
-            play(Pass(player=seat), [])
-    return sim
+    def enough_tiles(_state: Any) -> bool:
+        return max_tiles is not None and bool(steps) and len(steps[-1].board.get("tiles", [])) >= max_tiles
+
+    game = play_random_game(rng, players, max_events=max_events, exchange_chance=0.0, greedy_chance=greedy,
+                            on_step=record, stop=enough_tiles, stuck_rounds=STUCK_ROUNDS,
+                            names=tuple(f"P{i + 1}" for i in range(players)))
+    return SimGame(game.header, steps, game.finished, game.stuck)
 
 
 def _trigon(rng: random.Random, variant: str, greedy: float, max_events: int | None) -> SimGame:

@@ -1,6 +1,6 @@
 """Classify each Trigon triangle as empty or covered by a blue, yellow, red or green piece.
 
-Two methods (``METHOD``):
+Two methods (``classify_cells``' ``method``):
 
 ``"net"`` (default): a small fully-convolutional net (``vision/models/trigon_cells.npz``, trained on
 rendered frames by ``lab/train/train_trigon_cells.py``) over the board seen straight on at
@@ -32,6 +32,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.nets import conv3x3, load_weights, softmax
+
 from .geometry import SQRT3, cell_table, hexagon_corners
 
 F32 = NDArray[np.float32]
@@ -42,8 +44,6 @@ U8 = NDArray[np.uint8]
 COLOURS = ("blue", "yellow", "red", "green")
 #: the net's classes, in output order
 CLASSES: tuple[str | None, ...] = (None, *COLOURS)
-#: ``"net"`` (the learned classifier) or ``"rule"`` (rim white balance + chroma threshold)
-METHOD = "net"
 #: Lab hue (degrees, atan2(b, a)) of each piece colour seen over grey.
 HUES = {"blue": -85.0, "yellow": 85.0, "red": 35.0, "green": 150.0}
 #: Chroma (Lab units, relative to the rim grey) above which a triangle counts as covered.
@@ -238,7 +238,7 @@ class CellNet:
         h = x
         last = len(self.convs) - 1
         for i, ((w, b), (_cin, _cout, stride, dil)) in enumerate(zip(self.convs, NET_LAYERS, strict=True)):
-            z = conv3x3(h, w, b, stride, dil)
+            z = conv3x3(h[None], w, b, stride, dil)[0]
             if i == last:
                 z += h.mean(axis=(0, 1)) @ self.context[0] + self.context[1]
             h = np.maximum(z, np.float32(0))
@@ -249,39 +249,7 @@ class CellNet:
         """Class probabilities of every ``cell_table(9)`` triangle (cells × classes)."""
         idx, wts = pool_table()
         z = self.logits(x)
-        cl = np.einsum("ck,ckj->cj", wts, z[idx])
-        cl -= cl.max(axis=1, keepdims=True)
-        e = np.exp(cl)
-        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
-
-
-def conv3x3(x: F32, w: F32, b: F32, stride: int = 1, dil: int = 1) -> F32:
-    """A 3×3 convolution of an H×W×C map with zero padding ``dil``; ``w`` is (3, 3, C, out)."""
-    hgt, wid, cin = x.shape
-    if stride == 1:
-        # nine products of contiguous row-major slices of the padded map (one spare row at the end),
-        # computed over the padded width; the pad columns are dropped at the end
-        wp = wid + 2 * dil
-        xp = np.zeros((hgt + 2 * dil + 1, wp, cin), np.float32)
-        xp[dil:dil + hgt, dil:dil + wid] = x
-        flat = xp.reshape(-1, cin)
-        n = hgt * wp
-        acc = np.empty((n, w.shape[-1]), np.float32)
-        acc[:] = b
-        for i in range(3):
-            for j in range(3):
-                o = (i * wp + j) * dil
-                acc += flat[o:o + n] @ w[i, j]
-        return np.asarray(acc.reshape(hgt, wp, -1)[:, :wid], np.float32)
-    xp = np.pad(x, ((dil, dil), (dil, dil), (0, 0)))
-    ho, wo = (hgt - 1) // stride + 1, (wid - 1) // stride + 1
-    cols = np.empty((ho, wo, 9, cin), np.float32)
-    for i in range(3):
-        for j in range(3):
-            cols[:, :, 3 * i + j] = xp[i * dil:i * dil + stride * (ho - 1) + 1:stride,
-                                       j * dil:j * dil + stride * (wo - 1) + 1:stride]
-    out = cols.reshape(ho * wo, 9 * cin) @ w.reshape(9 * cin, -1) + b
-    return np.asarray(out.reshape(ho, wo, -1), np.float32)
+        return softmax(np.einsum("ck,ckj->cj", wts, z[idx]))
 
 
 def net_from_arrays(d: dict[str, NDArray[np.generic]]) -> CellNet:
@@ -295,11 +263,8 @@ def net_from_arrays(d: dict[str, NDArray[np.generic]]) -> CellNet:
 @lru_cache(maxsize=2)
 def load_cell_net(path: str | None = None) -> CellNet:
     """The cell net from ``path`` (default: the committed ``trigon_cells.npz``)."""
-    p = Path(path) if path else CELLS_NET_PATH
-    if not p.exists():
-        raise CellNetMissingError(f"{p}: Trigon cell net missing (run python3 -m lab.train.train_trigon_cells)")
-    with np.load(p) as d:
-        return net_from_arrays({k: d[k] for k in d.files})
+    return net_from_arrays(load_weights(Path(path) if path else CELLS_NET_PATH, CellNetMissingError,
+                                        "Trigon cell net", "lab.train.train_trigon_cells"))
 
 
 def classify_cells_net(image: U8, h_board_img: F64, net: CellNet | None = None
@@ -345,11 +310,14 @@ def board_view(image: U8, h_board_img: F64, size: int, unit: float = VIEW_UNIT) 
     return np.asarray(cv2.warpPerspective(image, hv, (size, size), flags=cv2.INTER_LINEAR), np.uint8)
 
 
-def classify_cells(image: U8, h_board_img: F64, plate_radius: float, side: int = 9
+def classify_cells(image: U8, h_board_img: F64, plate_radius: float, side: int = 9, *, method: str = "net"
                    ) -> tuple[list[CellColour], U8]:
-    """A verdict for every cell of ``cell_table(9)`` (side-9 frame) and the white-balanced view
-    (by ``METHOD``; ``plate_radius`` and ``side`` matter to the rule only)."""
-    if METHOD == "net":
+    """A verdict for every cell of ``cell_table(9)`` (side-9 frame) and the white-balanced view, by
+    ``method``: ``"net"`` (the learned classifier) or ``"rule"`` (rim white balance + chroma
+    threshold; ``plate_radius`` and ``side`` matter to the rule only)."""
+    if method not in ("net", "rule"):
+        raise ValueError(f"unknown Trigon cell method {method!r} (net or rule)")
+    if method == "net":
         verdicts, view, _ = classify_cells_net(image, h_board_img)
         return verdicts, view
     return classify_cells_rule(image, h_board_img, plate_radius, side)
@@ -411,6 +379,6 @@ def prototype_hue(rgb: tuple[int, int, int]) -> float:
     return math.degrees(math.atan2(lab[2] - 128, lab[1] - 128))
 
 
-__all__ = ["CLASSES", "COLOURS", "METHOD", "SQRT3", "CellColour", "CellNet", "CellNetMissingError", "board_view",
+__all__ = ["CLASSES", "COLOURS", "SQRT3", "CellColour", "CellNet", "CellNetMissingError", "board_view",
            "cell_means", "classify_cells", "classify_cells_net", "classify_cells_rule", "load_cell_net", "net_input",
            "net_view", "prototype_hue"]

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.triolet.tiles import VALUE_COUNTS, WILDS
+from vision.nets import load_weights, softmax
 
 F32 = NDArray[np.float32]
 
@@ -53,10 +54,7 @@ class Mlp:
 
     def proba(self, x: F32) -> F32:
         """Class probabilities, shape (n, 18)."""
-        lg = self.logits(x)
-        lg = lg - lg.max(axis=1, keepdims=True)
-        e = np.exp(lg)
-        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+        return softmax(self.logits(x))
 
     def save(self, path: Path) -> None:
         np.savez_compressed(path, mean=self.mean, scale=self.scale, w1=self.w1.astype(np.float16),
@@ -70,8 +68,6 @@ class ModelMissingError(RuntimeError):
 @lru_cache(maxsize=2)
 def load_model(path: str | None = None) -> Mlp:
     """The committed square classifier."""
-    p = Path(path) if path else MODEL_PATH
-    if not p.exists():
-        raise ModelMissingError(f"{p}: model file missing (run python3 -m lab.train.train_triolet_digits)")
-    d = np.load(p)
+    d = load_weights(Path(path) if path else MODEL_PATH, ModelMissingError, "model file",
+                     "lab.train.train_triolet_digits")
     return Mlp(*(np.asarray(d[k], np.float32) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.onnx_run import ONNX_RUNTIMES, onnx_runner
+from vision.nets import ONNX_RUNTIMES, conv3x3, load_weights, onnx_runner, softmax
 
 from .cnn_onnx import square_cnn_onnx
 
@@ -39,8 +39,7 @@ HAND_CNN_PATHS: tuple[Path, ...] = (CNN_PATH.with_name("triolet_cnn_hand.npz"),
                                     CNN_PATH.with_name("triolet_cnn_hand_b.npz"))
 #: Added to a crop's standard deviation (0–1 intensity units) before dividing by it.
 NORM_EPS = 0.03
-#: What runs the net: ``"auto"`` (the first of ``RUNTIMES`` that loads it), or one of ``RUNTIMES``.
-RUNTIME = "auto"
+#: What can run the net, fastest first (``SquareCnn.preferred_runtime`` picks one, or ``"auto"``).
 RUNTIMES = ("onnxruntime", "cv2.dnn", "numpy")
 
 Runner = Callable[[F32], F32]
@@ -78,29 +77,6 @@ def prepare(crops: U8, in_size: int) -> F32:
     return np.asarray((out - mu) / (sd + np.float32(NORM_EPS)), np.float32)
 
 
-def conv3x3(x: F32, w: F32, b: F32) -> F32:
-    """'Same' 3×3 convolution, NHWC; ``w`` is (9·C_in, C_out) in (dy, dx, c_in) order."""
-    n, h, wd, c = x.shape
-    if c < 8:  # few channels: one matrix product over 3×3 patches (im2col)
-        xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-        cols = np.concatenate([xp[:, dy:dy + h, dx:dx + wd, :] for dy in range(3) for dx in range(3)], axis=3)
-        out = cols.reshape(n * h * wd, 9 * c) @ w + b
-        return np.asarray(out.reshape(n, h, wd, -1), np.float32)
-    # more channels: nine products over the zero-padded maps laid out as one row per pixel, each
-    # shifted by its tap's offset (no patch copies); the padding rows/columns are dropped after
-    hp, wp = h + 2, wd + 2
-    m = n * hp * wp
-    buf = np.zeros((m + 2 * (wp + 1), c), np.float32)
-    buf[wp + 1:wp + 1 + m].reshape(n, hp, wp, c)[:, 1:-1, 1:-1] = x
-    taps = w.reshape(9, c, -1)
-    acc = np.zeros((m, taps.shape[2]), np.float32)
-    for k in range(9):
-        dy, dx = divmod(k, 3)
-        start = dy * wp + dx
-        acc += buf[start:start + m] @ taps[k]
-    return np.asarray(acc.reshape(n, hp, wp, -1)[:, 1:-1, 1:-1] + b, np.float32)
-
-
 def max_pool2(x: F32) -> F32:
     """2×2 max pooling, NHWC (odd edges dropped)."""
     h2, w2 = x.shape[1] // 2 * 2, x.shape[2] // 2 * 2
@@ -116,6 +92,9 @@ class SquareCnn:
     convs: tuple[tuple[F32, F32], ...]
     hidden: tuple[F32, F32]
     out: tuple[F32, F32]
+    #: What runs the net: ``"auto"`` (the first of ``RUNTIMES`` that loads it), or one of ``RUNTIMES``
+    #: (``dataclasses.replace(net, preferred_runtime=...)``).
+    preferred_runtime: str = "auto"
     #: runtime name → the loaded net's runner (``None``: that runtime cannot run it), and its lock
     _runners: dict[str, Runner | None] = field(default_factory=dict, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -134,31 +113,29 @@ class SquareCnn:
             return self._runners[runtime]
 
     def runtime(self) -> str:
-        """The runtime ``logits`` uses: ``RUNTIME``, or with ``"auto"`` the first that loads the net."""
-        if RUNTIME != "auto":
-            return RUNTIME
+        """The runtime ``logits`` uses: ``preferred_runtime``, or with ``"auto"`` the first that loads the net."""
+        if self.preferred_runtime != "auto":
+            return self.preferred_runtime
         return next(r for r in RUNTIMES if self.runner(r) is not None)
 
     def _logits(self, crops: U8) -> F32:
         x = prepare(crops, self.in_size)
         run = self.runner(self.runtime())
         if run is None:
-            raise CnnMissingError(f"the CNN runtime {RUNTIME!r} cannot run the net")
+            raise CnnMissingError(f"the CNN runtime {self.preferred_runtime!r} cannot run the net")
         return run(x)
 
     def numpy_logits(self, x: F32) -> F32:
         """Raw scores of crops already ``prepare``d, by the numpy implementation."""
         for w, b in self.convs:
-            x = np.maximum(max_pool2(conv3x3(x, w, b)), 0.0)  # pooling commutes with ReLU
+            kernel = w.reshape(3, 3, x.shape[3], -1)  # stored (9·in, out) in (dy, dx, in) order
+            x = np.maximum(max_pool2(conv3x3(x, kernel, b)), 0.0)  # pooling commutes with ReLU
         h = np.maximum(x.reshape(len(x), -1) @ self.hidden[0] + self.hidden[1], 0.0)
         return np.asarray(h @ self.out[0] + self.out[1], np.float32)
 
     def proba(self, crops: U8) -> F32:
         """Class probabilities (n, 18), rows summing to 1."""
-        lg = self.logits(crops)
-        lg = lg - lg.max(axis=1, keepdims=True)
-        e = np.exp(lg)
-        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+        return softmax(self.logits(crops))
 
 
 def _load_runner(cnn: SquareCnn, runtime: str) -> Runner | None:
@@ -193,8 +170,5 @@ def cnn_from_arrays(d: dict[str, NDArray[np.generic]]) -> SquareCnn:
 @lru_cache(maxsize=6)
 def load_cnn(path: str | None = None) -> SquareCnn:
     """The square CNN from ``path`` (default: the committed ``triolet_cnn.npz``)."""
-    p = Path(path) if path else CNN_PATH
-    if not p.exists():
-        raise CnnMissingError(f"{p}: CNN weight file missing (run python3 -m lab.train.train_triolet_cnn)")
-    with np.load(p) as d:
-        return cnn_from_arrays({k: d[k] for k in d.files})
+    return cnn_from_arrays(load_weights(Path(path) if path else CNN_PATH, CnnMissingError, "CNN weight file",
+                                        "lab.train.train_triolet_cnn"))

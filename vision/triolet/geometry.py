@@ -83,15 +83,6 @@ def rectify_maps(loc: BoardLocation, image_size: tuple[int, int], pitch: int = P
     img = apply_h(h_top, pts)
     if loc.lens is not None:
         img = loc.lens.distort(img)
-    elif loc.grid_px is not None:
-        # lens bending: the mesh minus its straight (homography) version, interpolated
-        jj, ii = np.mgrid[0:SIZE + 1, 0:SIZE + 1]
-        flat = apply_h(loc.homography, np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64))
-        delta = (loc.grid_px.reshape(-1, 2) - flat).reshape(SIZE + 1, SIZE + 1, 2).astype(np.float32)
-        cu = np.clip(uu, 0, SIZE).astype(np.float32)
-        cv_ = np.clip(vv, 0, SIZE).astype(np.float32)
-        d = np.stack([cv2.remap(delta[..., k], cu, cv_, cv2.INTER_LINEAR) for k in range(2)], axis=-1)
-        img = img + d.reshape(-1, 2)
     mx = img[:, 0].reshape(n, n).astype(np.float32)
     my = img[:, 1].reshape(n, n).astype(np.float32)
     big = (n * step, n * step)

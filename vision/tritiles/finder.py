@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.nets import first_onnx_runner, load_weights
 from vision.onnx_proto import ints_attr, model, node, tensor, value_info
-from vision.onnx_run import ONNX_RUNTIMES, onnx_runner
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -83,9 +83,7 @@ class FinderNet:
         """Maps (3, h, w) of one prepared input (1, 3, H, W)."""
         with self._lock:
             if "run" not in self._runner:
-                proto = self.onnx()
-                runners = (onnx_runner(proto, rt) for rt in ONNX_RUNTIMES)  # the first that loads it
-                self._runner["run"] = next((r for r in runners if r is not None), None)
+                self._runner["run"] = first_onnx_runner(self.onnx())
             fn = self._runner["run"]
         if fn is None:
             raise FinderMissingError("neither ONNX Runtime nor OpenCV's DNN module can run the tile finder")
@@ -101,11 +99,8 @@ def finder_from_arrays(d: dict[str, NDArray[np.generic]]) -> FinderNet:
 @lru_cache(maxsize=2)
 def load_finder(path: str | None = None) -> FinderNet:
     """The finder net from ``path`` (default: the committed ``tile_finder.npz``)."""
-    p = Path(path) if path else FINDER_PATH
-    if not p.exists():
-        raise FinderMissingError(f"{p}: tile finder weights missing (run python3 -m lab.train.train_tile_finder)")
-    with np.load(p) as d:
-        return finder_from_arrays({k: d[k] for k in d.files})
+    return finder_from_arrays(load_weights(Path(path) if path else FINDER_PATH, FinderMissingError,
+                                           "tile finder weights", "lab.train.train_tile_finder"))
 
 
 def prepare(work: U8) -> F32:

@@ -89,7 +89,9 @@ def test_bench_prints_the_povray_tables(tmp_path: Path, capsys: pytest.CaptureFi
     assert main_row[2] == "2" and 0.0 <= float(main_row[3]) <= 100.0
     assert [r[2] for r in rel] == ["≥0.9", "0.6–0.9", "<0.6"]
     faces_rows = [line.split() for line in out.splitlines() if line.startswith("held-out ")]
-    assert sum(int(r[-3]) for r in faces_rows) == 2
+    assert sum(int(r[-4]) for r in faces_rows) == 2  # frames
+    editions = out.split("by board edition and tile set")[1].split("\n\n")[0].splitlines()[3:]
+    assert sum(int(line.split()[-3]) for line in editions) == 2
     assert "s/frame" in out
 
 

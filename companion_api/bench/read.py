@@ -16,6 +16,10 @@ true corners and intrinsics on the usual rows.
 
 ``--against DIR`` times this reader against another checkout's on the same frames, paired per
 frame (``read_paired``).
+
+``--renderer povray`` reads renderer B's pictures instead (``read_povray``: ray-traced tiles, other
+editions and typefaces; one row per ``--faces`` group). Every run ends with the reliability table
+(``reliability``): of the reader's answers at confidence ≥ 0.9, 0.6–0.9 and < 0.6, how many are right.
 """
 
 from __future__ import annotations

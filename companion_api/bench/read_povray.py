@@ -34,6 +34,7 @@ def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
 
     from vision.locate import BoardNotLocatedError
     from vision.render.povray import GROUPS, PovrayMissing, faces, povray_frame
+    from vision.render.povray.render import frame_style
     from vision.triolet.classifier import EMPTY, WILD
     from vision.triolet.evaluate import CAUSES, score_frame
     from vision.triolet.reader import read_triolet
@@ -55,6 +56,7 @@ def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
     table: list[list[Any]] = []
     why: list[list[Any]] = []
     by_face: dict[tuple[str, str], list[Any]] = {}
+    by_look: dict[tuple[str, str], list[int]] = {}  # (edition, tile set) → frames, located, perfect
     rel: list[list[Any]] = []
     render_s: list[float] = []
     crashed: list[int] = []
@@ -101,11 +103,17 @@ def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
             if fs.cause:
                 causes[fs.cause] += 1
             face = str(fr.labels["style"]["typeface"])
-            st = by_face.setdefault((group, face), [0, 0, 0, 0, fr.labels["style"]["typeface_style"]])
+            style = frame_style(fr.labels)
+            st = by_face.setdefault((group, face), [0, 0, 0, 0, style["typeface_style"], 0])
             st[0] += 1
             st[1] += int(fs.perfect)
             st[2] += n_tiles if fs.located else 0
             st[3] += (n_tiles - bad_tiles) if fs.located else 0
+            st[5] += int(fs.located)
+            look = by_look.setdefault((str(style["edition"]), str(style.get("tiles", "-"))), [0, 0, 0])
+            look[0] += 1
+            look[1] += int(fs.located)
+            look[2] += int(fs.perfect)
             if args.errors:
                 for sq, t, g, conf in fs.errors:
                     print(f"{row} seed {seed} {sq} ({face}): truth {_name(t, WILD, EMPTY)} read "
@@ -126,10 +134,14 @@ def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
     print(format_table(["row", "imperfect", *CAUSES], why,
                        title="boards not read perfectly, by first cause (vision/triolet/evaluate.py CAUSES)"))
     print()
-    face_rows = [[g, f, st[4], st[0], 100.0 * st[1] / st[0], 100.0 * st[3] / max(1, st[2])]
-                 for (g, f), st in sorted(by_face.items())]
-    print(format_table(["group", "typeface", "style", "frames", "perfect %", "per tile %"], face_rows,
-                       title="renderer B by typeface (vision/render/povray/faces.py)"))
+    face_rows = [[g, f, st[4], st[0], 100.0 * st[5] / st[0], 100.0 * st[1] / st[0],
+                  100.0 * st[3] / st[2] if st[2] else "-"] for (g, f), st in sorted(by_face.items())]
+    print(format_table(["group", "typeface", "style", "frames", "located %", "perfect %", "per tile % (located)"],
+                       face_rows, title="renderer B by typeface (vision/render/povray/faces.py)"))
+    print()
+    look_rows = [[e, t, n, 100.0 * lo / n, 100.0 * pe / n] for (e, t), (n, lo, pe) in sorted(by_look.items())]
+    print(format_table(["edition", "tiles", "frames", "located %", "perfect %"], look_rows,
+                       title="renderer B by board edition and tile set (all rows; vision/render/povray/scene.py)"))
     print()
     print(format_table(REL_HEADERS, rel, title=REL_TITLE))
     print(f"render: median {float(np.median(render_s)):.2f} s/frame over {len(render_s)} frames "

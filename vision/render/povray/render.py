@@ -27,7 +27,7 @@ from ..triolet import BOARD_CORNER_NAMES, view_rotation
 from ..triolet_board import parse_square, rotate_square, square_name
 from ..triolet_random import position_tiles
 from .faces import faces
-from .scene import EDITIONS, TILE_BODIES, PovCamera, PovScene, PovTile, TileSet, scene_text
+from .scene import EDITIONS, TILE_BODIES, TILE_NAMES, PovCamera, PovScene, PovTile, TileSet, scene_text
 
 #: Bumped when a change alters the pictures: part of the cache key.
 RENDERER_VERSION = 1
@@ -136,6 +136,22 @@ def random_scene(seed: int, group: str = "train", size: tuple[int, int] = (1280,
     return scene
 
 
+def tile_set_name(ts: TileSet) -> str:
+    """The name of ``ts``'s body and ink colours (``scene.TILE_NAMES``)."""
+    return next((n for n, (b, i) in zip(TILE_NAMES, TILE_BODIES, strict=True) if b == ts.body and i == ts.ink), "other")
+
+
+def frame_style(labels: dict[str, Any]) -> dict[str, Any]:
+    """A frame's ``style`` labels, with the tile set's name worked out from its seed when the labels
+    were cached before they named it."""
+    style = dict(labels["style"])
+    if "tiles" not in style:
+        w, h = labels["image_size"]
+        scene = random_scene(int(labels["seed"]), str(style["typeface_group"]), (w, h))
+        style["tiles"] = tile_set_name(scene.tile_set)
+    return style
+
+
 def _postprocess(img: Any, sc: PovScene, rng: np.random.Generator) -> NDArray[np.uint8]:
     """Exposure, vignetting, lens softness, sensor noise (shot and read), JPEG."""
     x = img.astype(np.float32) * sc.exposure
@@ -206,8 +222,9 @@ def scene_labels(sc: PovScene, seed: int) -> dict[str, Any]:
         "read": {"game": "triolet", "board": {"corners_px": r2(view_corners)}, "cells": view_cells},
         "style": {"edition": sc.edition.name, "typeface": sc.face.name, "typeface_file": sc.face.file,
                   "typeface_style": sc.face.style, "typeface_group": sc.face.group,
-                  "marking": sc.tile_set.marking, "six_nine_bar": sc.tile_set.six_nine_bar,
-                  "gloss": round(sc.tile_set.gloss, 3), "table": sc.table, "lights": len(sc.lights)},
+                  "tiles": tile_set_name(sc.tile_set), "marking": sc.tile_set.marking,
+                  "six_nine_bar": sc.tile_set.six_nine_bar, "gloss": round(sc.tile_set.gloss, 3), "table": sc.table,
+                  "lights": len(sc.lights)},
         "camera": {"tilt_deg": round(cam.tilt_deg, 2), "focal_px": round(cam.focal_px, 2)},
     }
 

@@ -75,6 +75,8 @@ class TileSet:
     roundness: float  # edge radius / tile side
 
 
+#: The tile sets' names, in ``TILE_BODIES`` order.
+TILE_NAMES = ("ivory", "white", "cream", "wood-coloured", "black", "yellow")
 TILE_BODIES: tuple[tuple[RGB, RGB], ...] = (
     ((0.95, 0.92, 0.82), (0.08, 0.08, 0.08)),  # ivory, black ink
     ((0.97, 0.97, 0.96), (0.1, 0.12, 0.3)),  # white, navy

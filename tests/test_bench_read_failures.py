@@ -35,12 +35,15 @@ def test_bench_read_counts_a_reader_failure_and_goes_on(monkeypatch: pytest.Monk
     causes = [line for line in out.splitlines() if line.startswith("normal")][1].split()
     assert int(causes[1]) >= 1 and int(causes[2]) >= 1  # imperfect, and first of all not located
     normal = [line.split() for line in out.splitlines() if line.startswith("normal")]
-    sizes = normal[2:-1]  # frames by the size of a square in the picture: the two frames, one not located
+    sizes = normal[2:-4]  # frames by the size of a square in the picture: the two frames, one not located
     assert sum(int(r[-3]) for r in sizes) == 2
     assert sum(int(r[-3]) * float(r[-2]) for r in sizes) <= 100.0 + 1e-6
-    stages = normal[-1]
+    stages = normal[-4]
+    reliability = normal[-3:]  # the one board read: its answers by confidence band, all of them counted
+    assert [r[1] for r in reliability] == ["≥0.9", "0.6–0.9", "<0.6"]
+    assert sum(int(r[2]) for r in reliability) > 0 and all(int(r[3]) <= int(r[2]) for r in reliability)
     assert stages[1] == "1"  # per-stage times of the one board read
-    locate, rectify, feats, classify, consistency, total = (float(v) for v in stages[2:])
+    locate, rectify, feats, classify, consistency, total = (float(v.replace(",", "")) for v in stages[2:])
     assert min(locate, rectify, feats, classify, consistency) > 0.0
     assert locate + rectify + feats + classify + consistency <= total + 0.5
     assert any(line.startswith("machine: ") and "CPUs" in line and "OpenCV" in line for line in out.splitlines())

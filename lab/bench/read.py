@@ -16,6 +16,10 @@ true corners and intrinsics on the usual rows.
 
 ``--against DIR`` times this reader against another checkout's on the same frames, paired per
 frame (``read_paired``).
+
+``--renderer povray`` reads renderer B's pictures instead (``read_povray``: ray-traced tiles, other
+editions and typefaces; one row per ``--faces`` group). Every run ends with the reliability table
+(``reliability``): of the reader's answers at confidence ≥ 0.9, 0.6–0.9 and < 0.6, how many are right.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ import numpy as np
 
 from companion_api.cli.common import CliError, seed_number
 from companion_api.cli.text_table import format_table, machine_line
+from lab.bench.reliability import HEADERS as REL_HEADERS
+from lab.bench.reliability import TITLE as REL_TITLE
+from lab.bench.reliability import reliability_rows
 
 ROWS = ("easy", "normal", "hard", "held-out", "steep")
 #: The reader's stages timed in ``TrioletReading.timings_ms`` (wall ms), as the stage table lists them.
@@ -85,6 +92,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "frames, paired per frame, and count the frames both read the same (Triolet)")
     p.add_argument("--difficulties", default="easy,normal,hard",
                    help="trigon and tile games only: difficulties to split --frames over")
+    p.add_argument("--renderer", default="project", choices=["project", "povray"],
+                   help="Triolet: whose pictures: the project's renderer (rows above) or renderer B, "
+                        "ray-traced by POV-Ray (docs/RENDERER_B.md; rows by --faces)")
+    p.add_argument("--faces", default="train,held-out",
+                   help="--renderer povray: comma-separated typeface groups, one row each (train, held-out, all)")
+    p.add_argument("--cache", metavar="DIR", default=None,
+                   help="--renderer povray: keep renders in DIR (keyed by seed and settings) and reuse them")
     p.add_argument("--render-timeout", type=float, default=30.0,
                    help="skip a frame whose rendering takes longer than this many seconds (counted)")
 
@@ -165,6 +179,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--size {args.size}: expected WxH, e.g. 1280x720") from None
     if args.against is not None and args.calibration:
         raise CliError("--against times the searching reader: it does not combine with --calibration")
+    if getattr(args, "renderer", "project") == "povray":
+        from .read_povray import run_povray
+
+        return run_povray(args, (w, h))
     if args.calibration == "profile":
         return run_profile_bench(args, (w, h))
     rows = checked_rows(args.rows, args.frames)
@@ -177,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
     stages: list[list[Any]] = []
     by_size: list[list[Any]] = []
     crashed: list[int] = []
+    rel: list[list[Any]] = []
     for row in (r for r in ROWS if r in rows):
         diff, pool = row_style(row)
         located = squares = correct = perfect = errors = flagged = skipped = strict = guesses = 0
@@ -186,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
         cpus: list[float] = []
         stage_ms: dict[str, list[float]] = {k: [] for k in STAGES}
         corner_errs: list[float] = []
+        answers: list[tuple[float, bool]] = []
         bands: dict[str, list[int]] = {}  # band → [frames, located, perfect]
         i = 0
         n = 0
@@ -215,6 +235,7 @@ def run(args: argparse.Namespace) -> int:
                 for k in STAGES:
                     stage_ms[k].append(float(reading.timings_ms.get(k, float("nan"))))
             fs = score_frame(reading, fr.labels, fr.masks.get("occluders"))
+            answers += fs.readings
             band = bands.setdefault(square_px_band(fs.square_px), [0, 0, 0])
             band[0] += 1
             band[1] += int(fs.located)
@@ -251,6 +272,7 @@ def run(args: argparse.Namespace) -> int:
             if name in bands:
                 nb, lb, pb = bands[name]
                 by_size.append([row, name, nb, 100.0 * lb / nb, 100.0 * pb / nb])
+        rel += reliability_rows(row, answers)
         stages.append([row, len(stage_ms["total"]),
                        *(float(np.median(stage_ms[k])) if stage_ms[k] else "-" for k in STAGES)])
         why.append([row, n - perfect, *(causes[c] for c in CAUSES), unreadable_only,
@@ -280,6 +302,8 @@ def run(args: argparse.Namespace) -> int:
                        title="median wall ms per stage over the boards the reader found "
                              "(TrioletReading.timings_ms; classify: the nets, the closer look, hands, "
                              "blank and covered tiles)"))
+    print()
+    print(format_table(REL_HEADERS, rel, title=REL_TITLE))
     print(machine_line())
     if crashed:
         print(f"the reader failed on {len(crashed)} frame(s), counted as not located (a bug): seeds "

@@ -122,6 +122,8 @@ class FrameScore:
     """Misread squares whose tile shows in view only marks the value read shows as well."""
     square_px: float = 0.0
     """The board's square in the picture, px (the mean side of the true playing area / 15)."""
+    readings: list[tuple[float, bool]] = field(default_factory=list)
+    """Per square in view that holds a tile or is read as one: (the reading's confidence, right)."""
 
     @property
     def perfect(self) -> bool:
@@ -251,6 +253,8 @@ def _score(got_c: NDArray[np.float64] | None, got: dict[str, tuple[int, float]],
                 fs.marks_hidden_errors += 1
             continue
         fs.squares += 1
+        if t != EMPTY or g != EMPTY:
+            fs.readings.append((conf, g == t))
         if g == t:
             fs.correct += 1
         else:

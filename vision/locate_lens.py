@@ -26,7 +26,7 @@ K_LIMIT = 1.5  # |k| beyond this (division model, radius / longest image side) i
 #: Grid-line samples whose straight fit leaves an rms above ``SCATTERED`` squares hold stray points
 #: (an arm's edge, numerals; a clean grid leaves 0.012–0.018). A bending beyond ``K_SMALL`` fitted
 #: to such samples must lower that rms by at least ``MIN_GAIN_PER_K`` · |k| of it, or it was fitted
-#: to the stray points, not to a lens (stop 35: 16,501,613's k = +0.68, the renderer's −0.15,
+#: to the stray points, not to a lens (fresh frame 16,501,613: k = +0.68, the renderer's −0.15,
 #: rms 0.074 lowered by 6 %; of 1,999 dev fits the 4 off by more than 0.15 all left 0.036–0.074).
 SCATTERED = 0.03
 K_SMALL = 0.1

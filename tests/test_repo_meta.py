@@ -78,3 +78,23 @@ def test_engine_imports_no_third_party_package_or_io_layer() -> None:
     banned = re.compile(r"^\s*(?:from|import)\s+(numpy|cv2|fastapi|vision|companion_api|calibration)\b", re.M)
     for path in (ROOT / "engine").rglob("*.py"):
         assert not banned.search(path.read_text(encoding="utf-8")), path
+
+
+def test_every_headline_figure_names_a_bench_command_the_cli_takes() -> None:
+    """Each row of the README's "What works" table ends with the command that reproduces its figure;
+    every ``companion bench …`` there parses with the CLI's own parser (names and options exist)."""
+    from companion_api.cli import build_parser
+
+    section = readme_text().split("## What works", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| part", "| ---"))]
+    assert len(rows) >= 8
+    commands = []
+    for row in rows:
+        last = row.strip().strip("|").split("|")[-1]
+        found = re.findall(r"`((?:companion|python3) [^`]+)`", last)
+        assert found, row
+        commands += [c for c in found if c.startswith("companion bench ")]
+    assert len(commands) >= 7
+    for cmd in commands:
+        args = build_parser().parse_args(shlex.split(cmd)[1:])
+        assert args.command == "bench", cmd

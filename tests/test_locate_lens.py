@@ -94,7 +94,7 @@ def test_locate_lens_strong_bending_must_explain_the_scatter() -> None:
 
 @pytest.mark.parametrize("seed", [16_501_613, 17_501_929])
 def test_locate_lens_unsupported_bending_is_not_fitted(seed: int) -> None:
-    """(fresh seeds of stops 34–35) an arm over the board scatters the grid-line samples (straight
+    """(fresh seeds) an arm over the board scatters the grid-line samples (straight
     rms 0.074 and 0.036 squares); the joint fit bent them by a k of the wrong sign (+0.68 and +0.11,
     the renderer's about −0.15 and −0.07) that lowered that rms by 6 % and 1 % only, and the
     corners went 1.2 squares off (16,501,613) or the board was placed half a square off

@@ -97,7 +97,7 @@ def test_reads_rendered_tables_end_to_end() -> None:
 def test_reads_normal_tables_with_hands_tilt_and_clutter() -> None:
     """Rendered normal tables (seeds 100–103 of both games, never trained on: training seeds are
     ≥ 1,000,000): most tiles at least half in view found, most of their corner values right, at most
-    a few invented tiles. Measured at stop 25: 150 of 161 found, 91.4 % of corners, 1 extra tile;
+    a few invented tiles. Measured with the tile finder net: 150 of 161 found, 91.4 % of corners, 1 extra tile;
     the lattice finder and templates found about a third of the tiles on such pictures."""
     in_view = found_in_view = found = values_ok = cells_ok = extra = 0
     for game in ("triominos", "trio_domino"):

@@ -136,7 +136,7 @@ def test_no_change_without_an_exemplar_for_every_candidate_or_with_too_little_in
 
 @pytest.mark.slow
 def test_a_five_under_a_finger_read_right_by_the_boards_fives() -> None:
-    """Normal frame 27,000,265 (a dev frame of stop 46): a finger over G14's 5 leaves its top in
+    """Normal frame 27,000,265 (a dev frame): a finger over G14's 5 leaves its top in
     view; the nets alone read 6 at 0.65, the board's own 5s and 6s settle it."""
     from lab.bench.read import row_style
 

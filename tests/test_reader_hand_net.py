@@ -66,7 +66,7 @@ def test_reader_hand_net_reads_a_tile_at_the_hands_edge(seed: int, square: str) 
     """(dev frames) a tile at the edge of a hand, its numeral in view: H9 a 1 that the two nets
     read as a 3, H15 a 0 read as an 8 (both flagged). The hand nets read them right, and the board
     is read perfectly (squares the hand hides are not scored and may change). The board's own
-    tiles (``exemplars``, stop 46) mend H9 as well, so they are left out of the reading without
+    tiles (``exemplars``) mend H9 as well, so they are left out of the reading without
     the hand nets."""
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}

@@ -32,7 +32,7 @@ from vision.locate import (
     units_to_image,
 )
 
-#: OpenCV 5.1 grows some lattices otherwise than 5.0 did (stop 34): a few pinned frames say so.
+#: OpenCV 5.1 grows some lattices otherwise than 5.0 did: a few pinned frames say so.
 _OPENCV_5_1 = tuple(int(v) for v in cv2.__version__.split(".")[:2]) >= (5, 1)
 
 
@@ -139,9 +139,9 @@ def test_reader_locate_check_tablecloth_does_not_pull_the_grid_off_the_board(see
 def test_reader_locate_arm_across_the_board_and_a_lighting_gradient(seed: int) -> None:
     """(210,004) an arm hides most grid lines (31 % found) but the special squares stand out
     clearly: the board was rejected; (210,086) a candle-lit burgundy board whose special squares
-    stand out weakly (all its grid lines found) lost to a grid half on a red check cloth (a known
-    loss from stop 17's ridge filter to stop 31: a near tie); since stop 32 candidates rank by
-    their pattern where they are in view, and the board's own is the clearer there."""
+    stand out weakly (all its grid lines found) lost to a grid half on a red check cloth once the
+    ridge filter found the cloth's lines too (a near tie); candidates rank by their pattern where
+    they are in view, and the board's own is the clearer there."""
     fr = _pool_frame(seed)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
@@ -212,8 +212,8 @@ def test_reader_locate_faint_lines_vivid_pattern() -> None:
     """(1,400,141) a sky-blue board at 42° on a dark table: its white lines on light blue squares
     were found for 19 % of the grid (the gradient's peaks at a thick light line's two edges are
     not twice the band's median), though the grid sat right and its special squares stood out at
-    0.80. Stop 16 let a vivid pattern pass with 10 % of the lines; since the ridge filter finds
-    such lines in their middle, that special case is gone and the board passes on its lines."""
+    0.80. A special case once let a vivid pattern pass with 10 % of the lines; the ridge filter finds
+    such lines in their middle, so no special case is needed and the board passes on its lines."""
     fr = _pool_frame(1_400_141)
     assert _corner_error_px(fr) < 0.25 * square_pitch_px(fr)
 
@@ -418,7 +418,7 @@ def test_reader_locate_grid_mostly_outside_the_picture_is_no_board(seed: int) ->
     """(A Trigon picture) a 15×15 grid with more than half its squares outside the picture (96 %
     with OpenCV 5.1) cannot show enough special squares to be told a board: refused, and the
     message says why (a player moves the camera). (12,500,084's grid, 77 % outside, is refused
-    earlier since stop 35: seen through its fitted lens its special squares do not stand out.)"""
+    earlier: seen through its fitted lens its special squares do not stand out.)"""
     assert AcceptOptions().max_outside_share <= 0.77
     image = random_frame("trigon", seed, "normal", size=(1280, 720)).image
     with pytest.raises(BoardNotLocatedError, match="outside the picture" if _OPENCV_5_1 else None):
@@ -427,8 +427,8 @@ def test_reader_locate_grid_mostly_outside_the_picture_is_no_board(seed: int) ->
 
 def test_reader_locate_grid_across_the_horizon_is_no_board() -> None:
     """(Triominos 12,500,056) a lattice fitted on the table crossed the horizon: its corners came
-    out at 10⁵⁵ px and the locator failed an assertion. It is refused as no board (since stop 35
-    by its pattern, judged through the lens fitted to it, before the horizon test), and a grid
+    out at 10⁵⁵ px and the locator failed an assertion. It is refused as no board (by its pattern,
+    judged through the lens fitted to it, before the horizon test), and a grid
     whose corners lie on both sides of the horizon is never one in view."""
     image = random_frame("triominos", 12_500_056, "normal", size=(1280, 720)).image
     with warnings.catch_warnings():
@@ -444,7 +444,7 @@ def test_reader_locate_grid_across_the_horizon_is_no_board() -> None:
 
 @pytest.mark.parametrize("seed", [13_230_100, 13_050_283])
 def test_reader_locate_candidates_rank_by_their_pattern_in_view(seed: int) -> None:
-    """(fresh seeds of stop 32) an arm lies across a green board (13,230,100) or over a board's
+    """(fresh seeds) an arm lies across a green board (13,230,100) or over a board's
     special squares (13,050,283). The board's own lattice was a candidate (84 and 91 % of its
     grid lines found) but its pattern over the whole board was dim (0.32, 0.08) and a lattice of
     the wrong period, 6–7 squares off, won on its pattern (0.63, 0.40). Where each is in view the
@@ -492,7 +492,7 @@ def test_rectify_through_a_lens_undoes_its_bending() -> None:
 @pytest.mark.parametrize("seed", [13_030_305, 14_000_325, 14_200_124])
 def test_reader_locate_every_grid_line_found_pattern_in_view_against_a_plane(
         seed: int) -> None:
-    """(fresh seeds of stops 32–33) every grid line of the board is found, but against the plain
+    """(fresh seeds) every grid line of the board is found, but against the plain
     squares' median colour its special squares in view hardly stand out (−0.04–0.15: light falling
     off across the board, an arm over a cream board). Against a plane fitted to the plain squares
     in view, as the whole board's pattern is scored, they do (0.30–0.40), and the board is taken
@@ -503,13 +503,13 @@ def test_reader_locate_every_grid_line_found_pattern_in_view_against_a_plane(
         locate_board(fr.image, opts=LocateOptions(accept=AcceptOptions(all_lines_share=1.01)))
 
 
-@pytest.mark.xfail(strict=True, reason="stop 35: the lens fitted to this grid (k +0.18, the renderer's about "
+@pytest.mark.xfail(strict=True, reason="the lens fitted to this grid (k +0.18, the renderer's about "
                    "+0.01, on scattered samples) is dropped as unsupported, and without it the special-square "
                    "shift moves the wrong grid to 2 squares off the board, 0.27 in view: placed wrong")
 def test_reader_locate_wrong_grid_with_every_line_found_stays_refused() -> None:
     """(steep dev seed 10,860,323) a grid six squares off explains all 32 grid lines; its special
     squares in view stand out 0.18 against the median colour and 0.04 against a plane: still no
     board (taking every grid with all its lines found, a first try, placed it). A known loss since
-    stop 35 (the xfail's reason)."""
+    the unsupported-lens rule (the xfail's reason)."""
     with pytest.raises(BoardNotLocatedError, match="do not stand out where it is in view"):
         locate_board(_pool_frame(10_860_323, "steep").image)

@@ -132,7 +132,7 @@ def test_reader_grid_line_peaks_are_found_in_every_band() -> None:
 def test_reader_lattice_growth_stops_once_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
     """A centre a quarter square off its lattice point (a tile face askew on its square) is taken
     in and dropped again by every refit: the growth stops when an iteration changes nothing,
-    rather than going round 40 times, with the lattice and its members as before."""
+    rather than after all 40 iterations, with the lattice and its members as before."""
     jj, ii = np.mgrid[0:SIZE, 0:SIZE]
     pts = np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.float64)
     h_true = np.array([[30.0, 2.0, 100.0], [-1.5, 28.0, 80.0], [1e-4, 2e-4, 1.0]])
@@ -298,7 +298,7 @@ def test_reader_board_lab_is_scaled_cielab() -> None:
 
 
 def _occluded_reference(lab: np.ndarray, probs: np.ndarray, face: np.ndarray) -> np.ndarray:
-    """The occluded-tile test square by square (the loop before stop 23)."""
+    """The occluded-tile test square by square (the loop the vectorised test replaced)."""
     import cv2
 
     from vision.triolet.blank_tiles import CORE_TRIM

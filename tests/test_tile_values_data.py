@@ -11,7 +11,7 @@ from lab.train.train_tile_values import finder_crops, frame_crops
 def test_finder_crops_are_labelled_with_the_values_they_show() -> None:
     """On an easy Trio Domino table the committed corner-value net agrees with the labels of the
     crops cut from the finder's outlines (a label taken from the wrong corner would agree about one
-    time in six; stop 25's net, trained on true outlines only, read 40 of these 45 right), and the
+    time in six; the earlier net, trained on true outlines only, read 40 of these 45 right), and the
     frame's crops hold those of the jittered true outlines too."""
     from lab.render.triangles import random_triangles_frame
     from vision.tritiles.values import VALUES_PATH

@@ -73,8 +73,8 @@ def _grid_view(shift_right_px: float) -> np.ndarray:
 
 
 def test_local_offsets_measure_only_their_own_area() -> None:
-    """Until stop 27 a small area's weight was dropped (it kept less than a quarter of the board), so
-    every 'local' measurement was the whole board's: here the two halves must disagree by the shift."""
+    """A small area's weight is kept even when it holds less than a quarter of the board (dropping it
+    made every 'local' measurement the whole board's): here the two halves must disagree by the shift."""
     view = _grid_view(0.3 * UNIT)
     fam = family_images(view, SIZE / 2)
     left = local_offsets(fam, SIZE / 2, UNIT, np.array([-5.0, 0.0]), 1.8)
@@ -100,7 +100,7 @@ def _corner_error_cells(h: np.ndarray, hx9: np.ndarray, cell_px: float) -> float
 
 @pytest.mark.parametrize("seed", [920025, 920044])
 def test_locates_boards_the_outline_search_got_wrong(seed: int) -> None:
-    """Normal pictures (seeds of the stop-27 dev set) the stop-26 locator missed: a dark grey board
+    """Normal dev pictures the outline-based locator missed: a dark grey board
     on a grey table (its outline a cell off: no board found) and one found a cell off."""
     frame = random_trigon_frame(seed, "normal")
     hx9, cell_px = _truth_h(frame)
@@ -110,7 +110,7 @@ def test_locates_boards_the_outline_search_got_wrong(seed: int) -> None:
 
 def test_the_lattice_is_grown_from_an_outline_a_cell_and_a_half_off() -> None:
     """From the true plate outline with every corner moved about 1.5 cells at random (fixed seed),
-    the grid grown ring by ring lands within 0.15 cell (0.05 measured; stop 26's refinement: 0.44)."""
+    the grid grown ring by ring lands within 0.15 cell (0.05 measured; the outline-based refinement: 0.44)."""
     frame = random_trigon_frame(920029, "normal")
     hx9, cell_px = _truth_h(frame)
     rng = np.random.default_rng(5)

@@ -58,7 +58,7 @@ def true_squares(labels: dict[str, Any], occluders: NDArray[np.uint8] | None = N
                  ) -> tuple[dict[str, int], set[str], set[str]]:
     """Square name → true class (0–15, 16 wild, 17 empty); the squares a hand hides; and of those,
     the tiles hidden only because their printed marks are less than half in view (their top is
-    not: the definition up to stop 15 scored them)."""
+    not: the strict definition, ``perfect_strict``, scores them)."""
     out = {f"{COLUMNS[c]}{r + 1}": EMPTY for r in range(SIZE) for c in range(SIZE)}
     hidden: set[str] = set()
     marks_only: set[str] = set()
@@ -133,7 +133,7 @@ class FrameScore:
     @property
     def perfect_strict(self) -> bool:
         """Located, and every square in view read right, tiles whose printed marks a hand covers
-        included (the benchmark's definition up to stop 15)."""
+        included (the benchmark's older, strict definition)."""
         return self.located and self.correct == self.squares and not self.marks_hidden_errors
 
     @property

@@ -3,8 +3,8 @@
     python3 -m lab.train.train_tile_values data --start 0 --count 300 --out /tmp/tv/v_0.npz
     python3 -m lab.train.train_tile_values train /tmp/tv/v_*.npz --epochs 10 --threads 2
 
-The committed weights (stop 28: 124,482 training crops, half of them cut from the finder's
-outlines; 97.5 % of the 6,021 validation crops right, the stop-25 net 92.4 %; 37 minutes on two
+The committed weights (124,482 training crops, half of them cut from the finder's outlines;
+97.5 % of the 6,021 validation crops right, the earlier net trained on true outlines only 92.4 %; 37 minutes on two
 threads beside other work):
 
     python3 -m lab.train.train_tile_values data --start 310000 --count 400 --out /tmp/tv2/v_0.npz

@@ -30,8 +30,8 @@ is unsure: ``ReaderOptions.second_opinion``) was trained apart, on the same file
 (1,060,000–1,060,199) are those of ``c_60000``–``c_60180`` (other squares: tiles under hands are
 not in the ``c_`` files).
 
-Stop 19 fine-tuned both nets (``--init``, three epochs, peak rate 5e-4) on the files above plus
-new frames and the crops the stop-18 net A got wrong or read below 0.9 (hard-example mining,
+Both nets were then fine-tuned (``--init``, three epochs, peak rate 5e-4) on the files above plus
+new frames and the crops the previous net A got wrong or read below 0.9 (hard-example mining,
 ``lab/train/mine_triolet_hard.py``, run with net A as committed at ``ceed092``)::
 
     python3 -m lab.train.train_triolet_digits data --start 82000 --count 600 --out /tmp/s14/c_82000.npz
@@ -79,7 +79,7 @@ new faces only ``t_4`` 1,056,000–1,056,699, ``t_5`` 1,056,700–1,057,399; 5,9
 times so that they weigh), training styles only. Every 19th ``c_*`` file (8 of 150) forms the
 validation set (``is_validation``).
 
-The hand nets (``vision/models/triolet_cnn_hand.npz`` and ``triolet_cnn_hand_b.npz``, stop 33;
+The hand nets (``vision/models/triolet_cnn_hand.npz`` and ``triolet_cnn_hand_b.npz``;
 ``vision/triolet/hand_net.py``) are the two nets above fine-tuned on 7,000 pictures that all have a
 hand over the board (training seeds 1,600,000–1,606,999; 2-core VM, two threads, 21 and 15
 minutes beside other work)::
@@ -101,19 +101,19 @@ frames (seeds 10,800,000–10,803,999; 2,707 scored tiles) the first reads 2,629
 reader read 2,623, and 56 of the 61 empty squares there empty against 41.
 
 ``--widths`` and ``--hidden`` set the conv blocks' channels and the hidden units of a net trained
-afresh (``--init`` takes the shape of the weights it starts from). Stop 42 trained a wider hand net,
+afresh (``--init`` takes the shape of the weights it starts from). A wider hand net was trained,
 ``--widths 32,64,128 --hidden 256``, from scratch on 8 ``c_h`` and 12 ``ts_h`` files (training seeds
 1,620,000–1,625,999; 4 epochs, 44 minutes beside other work, validation 0.998 on clear crops,
-1.7 MB); on the reader it read the covered tiles worse than the committed pair (stop 43, see
-``docs/READER.md``) and is not committed. Stop 44 fine-tuned the committed pair again on those
+1.7 MB); on the reader it read the covered tiles worse than the committed pair (see
+``docs/CHANGELOG.md``) and is not committed. The committed pair fine-tuned again on those
 files, each from itself (``--init vision/models/triolet_cnn_hand.npz`` and ``_hand_b.npz``,
 ``--lr 5e-4 --epochs 2 --threads 1``, seeds 41 and 43; 11 minutes each): +20 −11 boards in about
-5,500 hand frames, +2 −2 in 2,000 fresh normal frames; not committed either.
+5,500 hand frames, +2 −2 in 2,000 fresh normal frames: not committed either.
 
-Stop 45 fine-tuned all four nets (the square pair and the hand pair, each ``--init`` from itself,
+All four nets fine-tuned (the square pair and the hand pair, each ``--init`` from itself,
 ``--lr 5e-4 --epochs 2 --threads 1``, seeds 51/53/55/57) on far boards: the hand-scene data with
 ``--board-fill 0.45,0.65 --size 1280x720`` (training seeds 1,700,000–1,701,999, four runs of 500;
-77k clear crops, 9.3k under hands; squares of 17–27 px), with the stop-42 files mixed in. On 742
+77k clear crops, 9.3k under hands; squares of 17–27 px), with the wider net's files mixed in. On 742
 fresh frames whose squares are under 25 px: +4 −2 boards (95.55 → 95.82 %): chance, not committed.
 
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the

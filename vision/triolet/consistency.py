@@ -63,8 +63,8 @@ SURE_UNDER_HAND = 0.99
 #: ... which is doubted this much only, so that its run is mended at the unsure squares beside it.
 SURE_COVERED_DOUBT = 0.25
 #: Runs up to this long are also re-read with one square at any value (beyond its ``TOP_K``), and the
-#: more probable of the two re-readings wins (stop 38: until then only when no combination of top
-#: candidates was legal and close; a 3 whose top candidates were 6, 4, 0 made 4 + 2 + 9 of a trio
+#: more probable of the two re-readings wins (re-reading so only where no combination of top
+#: candidates was legal and close, a 3 whose top candidates were 6, 4, 0 made 4 + 2 + 9 of a trio
 #: 3 + 7 + 5 read 7 at 0.91, changing the sure 7).
 WIDEST_REREAD = 3
 #: Most candidate combinations tried for one run; beyond, covered squares offer only ``TOP_K``.

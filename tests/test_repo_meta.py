@@ -47,7 +47,28 @@ def test_each_command_makes_and_uses_a_virtual_environment() -> None:
         assert later, cmd
         for step in later:
             assert step[0].startswith(f"{VENV}/bin/"), step
-        assert later[0][:3] == [f"{VENV}/bin/pip", "install", "-e"], cmd
+        assert later[0][:2] == [f"{VENV}/bin/pip", "install"] and "-e" in later[0], cmd
+
+
+def test_each_command_installs_the_measured_versions() -> None:
+    """Both commands install with the constraints file, which pins every package the figures were
+    measured with; pyproject's floors are no lower than the pinned releases' minor versions."""
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[re.sub(r"[-_.]+", "-", name).lower()] = version
+    for cmd in readme_commands():
+        pip = steps(cmd)[1]
+        assert pip[pip.index("-c") + 1] == "constraints.txt", cmd
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for req in [*project["dependencies"], *project["optional-dependencies"]["dev"]]:
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", req.split(";")[0].strip())
+        assert m, req
+        name, floor = re.sub(r"[-_.]+", "-", m.group(1)).lower(), m.group(2)
+        assert name in pins, f"{name} is not pinned in constraints.txt"
+        pinned = [int(x) for x in re.findall(r"\d+", pins[name])[:2]]
+        assert [int(x) for x in floor.split(".")[:2]] == pinned, f"{req}: the floor is not the measured {pins[name]}"
 
 
 def test_the_commands_name_what_the_project_provides() -> None:

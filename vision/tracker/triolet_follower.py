@@ -163,8 +163,7 @@ class TrioletFollower:
                 self.vouched[c] = token
             else:
                 self.vouched.pop(c, None)
-        self.pending_illegal = None
-        self.pending_cells = ()
+        self.pending_illegal = None  # judged again; its cells stay the attempt waiting on the board
         self._clear_doubt()
         return True
 
@@ -198,6 +197,8 @@ class TrioletFollower:
             occupied = {c for c, r in seen.items() if r.occupied}
             committed = self.committed_cells(session)
         added = sorted(occupied - set(committed) - vouched, key=_board_order)
+        if self.pending_illegal is None and not set(self.pending_cells) & set(added):
+            self.pending_cells = ()
         if self._changed_under(session, seen, reread):
             # tiles changed under committed ones: nothing new is judged until board and record agree
             self._clear_doubt()
@@ -277,11 +278,17 @@ class TrioletFollower:
         if not self.one_turn(added):
             # more than one turn can hold: the attempt waiting on the board and the next one beside
             # it are split (``_went_on_then``); anything else is never an attempt
-            waiting = set(self.pending_cells) if self.pending_illegal is not None else set()
+            waiting = [c for c in self.pending_cells if c in added]
             rest = [c for c in added if c not in waiting]
-            if waiting and waiting < set(added) and self.one_turn(sorted(waiting)) and self.one_turn(rest):
+            if not (waiting and rest and self.one_turn(waiting) and self.one_turn(rest)):
+                return []
+            if self.pending_illegal is not None:
                 return self._went_on_then(session, added, seen, reread, meta)
-            return []
+            # the players changed the record since the attempt was reported: judge it again alone
+            first = self._placement(session, waiting, seen, reread, meta)
+            if first and first[-1].kind == "place":
+                return first + self._placement(session, rest, seen, reread, meta)
+            return first
         state = self._state(session)
         top = next(iter(joint_readings([seen[c] for c in added], 1)), None)
         if top is not None and frozenset(top[0]) == self.pending_illegal:

@@ -18,6 +18,7 @@ TARGETS = {
     "read": "reading boards from rendered pictures: accuracy by difficulty, ms per frame",
     "decide": "the Triolet reader's rules alone, paired on kept evidence: boards gained and lost",
     "replay": "following rendered game videos: moves recovered, false/missed events, latency",
+    "live": "the live loop on game videos with a busy core: moves exact or held, false placements; --soak",
     "serve": "live updates: latency from event commit to receipt on concurrent SSE clients",
     "render": "synthetic renderer: frames rendered per second",
 }

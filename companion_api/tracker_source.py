@@ -12,8 +12,8 @@ The tracker's check of the board against the record (``board_check``) is passed 
 *watch* state (``board_watch``): ``waiting`` until the first rest is looked at, ``ok``, or
 ``differs`` with the cells. A live source (a camera) that fails or stops giving frames makes the
 watch ``camera_lost``; it is opened again every ``RETRY_SECONDS`` and the loop goes on where it
-was, its clock continuing by the time the camera was away (so the tracker treats the gap as
-motion and waits for a fresh stable view before committing anything).
+was, its clock continuing by the time the camera was away (a board changed meanwhile is motion
+to the tracker, which waits for a fresh stable view before committing anything).
 """
 
 from __future__ import annotations

@@ -60,8 +60,6 @@ class RestOptions:
     stable_seconds: float = 0.5
     #: ... and over at least this many frames looked at (not one thin frame of a starved loop)
     stable_frames: int = 3
-    #: frames further apart than this (seconds: frames skipped, a camera away) count as motion
-    max_gap: float = 0.3
     #: a still cover this old is taken to be an object left on the table: the picture is read
     cover_timeout: float = 3.0
     #: cells along each side of the grid over the picture
@@ -140,7 +138,6 @@ class RestTracker(TrackerBase[RestStats]):
         self._ref_frame: Frame | None = None
         self._noise = NoiseFloor(self.options.noise_frames, self.options.quiet_cells)
         self._last_motion = 0.0
-        self._last_t: float | None = None
         self._quiet = 0  # frames looked at since the last motion
         self._processed = False
         self._align_at: float | None = None  # video time of the last alignment tried this rest
@@ -174,8 +171,6 @@ class RestTracker(TrackerBase[RestStats]):
         else:
             ff = change_map(app, self._prev, opts.appearance.motion_scale)
             moving = bool((ff.score > self._noise.update(ff.score)).any())
-            if self._last_t is not None and frame.t - self._last_t > opts.max_gap:
-                moving = True  # frames skipped: what happened meanwhile was not seen
             if moving:
                 self._last_motion = frame.t
                 self._quiet = 0
@@ -185,7 +180,6 @@ class RestTracker(TrackerBase[RestStats]):
             else:
                 self._quiet += 1
         self._prev = app
-        self._last_t = frame.t
         if frame.t - self._last_motion + 1e-6 < opts.stable_seconds or self._quiet < opts.stable_frames:
             return []
         recheck = self.follower.recheck_at

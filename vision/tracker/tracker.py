@@ -46,9 +46,6 @@ class TrackerOptions:
     #: ... and over at least this many frames looked at (a starved loop skipping frames must not
     #: take one thin frame for a rest)
     stable_frames: int = 3
-    #: frames further apart than this (seconds: frames skipped, a camera away) count as motion: what
-    #: happened between them was not seen
-    max_gap: float = 0.3
     #: how often to look for a lost board (seconds)
     locate_interval: float = 0.5
     #: a still "cover" this old is taken to be an object beside the board: its margin part is accepted
@@ -119,7 +116,6 @@ class MoveTracker(TrackerBase[TrackerStats]):
         self._ref_frame: Frame | None = None
         self._ref_fix: BoardFix | None = None
         self._last_motion = 0.0
-        self._last_t: float | None = None
         self._quiet = 0  # frames looked at since the last motion
         self._processed = False
         self._relocate_tried = False
@@ -159,8 +155,6 @@ class MoveTracker(TrackerBase[TrackerStats]):
             ff = change_map(app, self._prev, self.options.appearance.motion_scale)
             floor = self._noise.update(ff.score)
             moving = bool((ff.score > floor).any())
-            if self._last_t is not None and frame.t - self._last_t > self.options.max_gap:
-                moving = True  # frames skipped: what happened meanwhile was not seen
             if moving:
                 self._last_motion = frame.t
                 self._quiet = 0
@@ -170,7 +164,6 @@ class MoveTracker(TrackerBase[TrackerStats]):
             else:
                 self._quiet += 1
         self._prev = app
-        self._last_t = frame.t
         if (frame.t - self._last_motion + 1e-6 < self.options.stable_seconds
                 or self._quiet < self.options.stable_frames):
             return []

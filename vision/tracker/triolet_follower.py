@@ -50,7 +50,7 @@ class TrioletFollower:
     def __init__(self, min_ratio: float = 0.25, max_readings: int = 120, swap_confidence: float = 0.8,
                  gone_confidence: float = 0.7, correct_floor: float = 0.1,
                  twin_ratio: float = 0.1, went_on_ratio: float = 0.005, doubt_seconds: float = 1.5,
-                 agree_floor: float = 0.05) -> None:
+                 agree_floor: float = 0.05, hold_over: float = 0.5) -> None:
         #: a less probable legal reading is taken only if its probability is at least this
         #: fraction of the best reading's
         self.min_ratio = min_ratio
@@ -64,6 +64,9 @@ class TrioletFollower:
         #: once it has lain this long (seconds) or the game went on: players lay a wrong tile and
         #: take it back within moments, and a real move stays
         self.doubt_seconds = doubt_seconds
+        #: a legal reading taken over an illegal one read at least this surely is held like a 6 ↔ 9
+        #: flip (``doubt_seconds``): a wrong tile really laid is taken back within moments
+        self.hold_over = hold_over
         #: the doubtful placement waiting (its reading, cells, first seen), and when to look again
         self.doubt: tuple[frozenset[tuple[str, str]], tuple[str, ...], float] | None = None
         self.recheck_at: float | None = None
@@ -444,7 +447,9 @@ class TrioletFollower:
                     continue
             b = self._build(state, combo, prob)
             if b.verdict.legal:
-                return b if first is None or prob >= min_ratio * first.prob else replace(b, lenient=True)
+                if first is None or (prob >= min_ratio * first.prob and first.prob < self.hold_over):
+                    return b
+                return replace(b, lenient=True)
             if first is None:
                 first = b
         return first

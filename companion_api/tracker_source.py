@@ -65,6 +65,7 @@ class TrackerSource:
         self._frames = frames
         self._make_tracker = make_tracker
         self._manual: queue.Queue[tuple[Event, int]] = queue.Queue()
+        self._trust: queue.Queue[list[str]] = queue.Queue()
         self.to_tracker: dict[int, int] = {}  # table seq -> tracker seq
         self.to_table: dict[int, int] = {}  # tracker seq -> table seq
         self._clock0: float | None = None  # wall clock (monotonic) of video time 0
@@ -73,6 +74,11 @@ class TrackerSource:
     def on_manual(self, event: Event, table_seq: int) -> None:
         """A manual event the table has logged as ``table_seq``; the tracker hears of it next frame."""
         self._manual.put((event, table_seq))
+
+    def trust_record(self, cells: list[str]) -> None:
+        """The players say the record is right on ``cells`` (named as the watch names them) and the
+        camera wrong; the tracker hears of it next frame (trackers that cannot take it ignore it)."""
+        self._trust.put(list(cells))
 
     # -- the source ------------------------------------------------------------------------------
     def observations(self, view: TableView) -> Iterator[Observation]:
@@ -204,6 +210,10 @@ class TrackerSource:
         return note
 
     def _drain(self, tracker: Any) -> None:
+        while not self._trust.empty():
+            cells = self._trust.get_nowait()
+            if hasattr(tracker, "trust_record"):
+                tracker.trust_record(cells)
         while True:
             try:
                 event, table_seq = self._manual.get_nowait()

@@ -139,3 +139,21 @@ def test_skipped_frames_never_make_a_rest_of_one_thin_frame() -> None:
     want = [sorted((t.square, t.value) for t in o.event.tiles) for o in truth]  # type: ignore[union-attr]
     it = iter(want)
     assert all(any(g == w for w in it) for g in got), (got, want)
+
+
+def test_a_mark_the_camera_takes_for_a_tile_is_set_aside_by_the_players_word() -> None:
+    """A phantom tile read at the board's edge would join every move; once the players say the
+    record is right there, moves are judged without it again."""
+    t = Table()
+    t.tile("N14", "10").tile("H8", "11").tile("I8", "3")
+    assert t.decide() == []  # two lines: never one attempt
+    assert [c[0] for c in check(t)] == ["H8", "I8", "N14"]
+    assert t.follower.trust_record(t.session, ["N14"], t.seen)
+    [d] = t.decide()
+    assert d.kind == "place" and sorted(x.square for x in d.event.tiles) == ["H8", "I8"]  # type: ignore[union-attr]
+    assert check(t) == []
+    t.empty("N14")  # the mark taken away: the record (empty) and the board agree anyway
+    assert t.decide() == [] and check(t) == [] and "N14" not in t.follower.vouched
+    t.tile("N14", "10")  # seen again later: a difference again, shown
+    t.decide()
+    assert [c[0] for c in check(t)] == ["N14"]

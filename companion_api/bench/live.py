@@ -347,12 +347,35 @@ class _BenchTable:
         if now - self.since < self.tap_after or tracker is None:
             return
         self.since = now
+        wrong_camera = self._camera_wrong()
+        if wrong_camera and not self._wrong_committed():
+            self.taps += 1
+            self.source.trust_record(wrong_camera)
+            return
         fix = self._fix(tracker)
         if fix is not None:
             self.taps += 1
             self.pending_illegal = False
             self._manual(fix)
             self._inject()
+
+    def _camera_wrong(self) -> list[str]:
+        """Differing cells where the record has what lies there (the camera misreads them)."""
+        from vision.tracker.evaluate import table_tiles
+        from vision.tracker.triolet_follower import tile_json
+
+        if self.watch is None or self.watch.status != "differs" or not 0 <= self.frame < len(self.labels):
+            return []
+        lying = table_tiles(self.labels[self.frame], self.q)
+        out = []
+        for c in self.watch.cells:
+            there = lying.get(c.cell)
+            truth = None if there is None else tile_json("wild" if there[1] else str(there[0]))
+            record = None if c.record is None else dict(c.record)
+            if record == truth or (record is not None and truth is not None and record.get("wild")
+                                   and truth.get("wild")):
+                out.append(c.cell)
+        return out
 
     def _wrong_committed(self) -> bool:
         """Whether a committed placement is not the truth's (the players see it on the page)."""

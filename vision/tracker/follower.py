@@ -78,6 +78,10 @@ class Follower(Protocol):
         """A manual event now in ``session``; whether the board should be checked again."""
         ...
 
+    def trust_record(self, session: Session, cells: Sequence[str], seen: dict[str, CellRead]) -> bool:
+        """The players say the record is right on ``cells``; whether the board should be checked again."""
+        ...
+
 
 def committed_places(session: Session, kind: type[Event]) -> list[tuple[int, Any]]:
     """The committed (legal, not undone) placements of type ``kind`` with their seqs, as they

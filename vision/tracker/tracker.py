@@ -133,6 +133,12 @@ class MoveTracker(TrackerBase[TrackerStats]):
         self._full_read = True
         self._processed = False
 
+    def trust_record(self, cells: Sequence[str]) -> None:
+        """The players say the record is right on ``cells`` and the camera wrong: those cells are
+        taken as the record has them while the camera keeps seeing them as now; checked again at once."""
+        if self.follower.trust_record(self.session, cells, self._seen):
+            self._processed = False
+
     def submit(self, event: Event) -> Entry:
         """A manual event (from the phone): judged and logged; one that changes the record's board
         (a placement, a correction, an undo) makes the board be checked against it again at once,

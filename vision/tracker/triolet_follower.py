@@ -170,6 +170,22 @@ class TrioletFollower:
         self._clear_doubt()
         return True
 
+    def trust_record(self, session: Session, cells: Sequence[str], seen: dict[str, CellRead]) -> bool:
+        """The players say the record is right on ``cells`` and the camera wrong (a tile misread, a
+        mark taken for a tile): taken so while the camera keeps seeing them as now. Whether any
+        cell was taken."""
+        committed = self.committed_cells(session)
+        taken = False
+        for c in cells:
+            read = seen.get(c)
+            if read is not None and seen_token(read) != committed.get(c, EMPTY):
+                self.vouched[c] = seen_token(read)
+                taken = True
+        if taken:
+            self.pending_illegal = None
+            self._clear_doubt()
+        return taken
+
     def _forget_vouches(self, session: Session, seen: dict[str, CellRead]) -> None:
         """Drop the players' word on cells whose tile changed since, or that now agree anyway."""
         committed = self.committed_cells(session)

@@ -292,6 +292,8 @@ def tap_cell(table: TableDep, fixes: FixesDep, _: TableWriter, body: CellTap) ->
         diff = differing[name]
         fixes.put(table.game_id, name, _Fix(seen=_norm(diff.seen), lies=lies))
         out.setdefault("done", "override")
+        if _same(lies, rec_lies):  # the record is right and the camera wrong: the tracker is told so
+            out["tracker_told"] = table.trust_record([name])
         _publish(table)
     elif "done" not in out:
         raise HTTPException(409, detail=f"{name} already holds {_show(rec_lies)} in the record")

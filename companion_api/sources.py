@@ -63,9 +63,15 @@ def build_source(spec: SourceSpec, speed: float = 1.0, interval: float = 3.0) ->
         return PhoneFactory()
     from .tracker_source import TrackerSource
 
+    check_frames(spec)
+
     def make_tracker(ctx: SourceContext) -> TableSource:
-        # a camera runs in real time by itself; a video file plays at --speed
-        return TrackerSource(str(spec), ctx, speed=speed, pace=spec.kind == "video")
+        if spec.kind == "camera":  # runs in real time by itself; opened again when it fails
+            from vision.sources import open_source
+
+            return TrackerSource(str(spec), ctx, speed=speed, pace=False, reopen=lambda: open_source(str(spec)))
+        # a video file plays at --speed, as a camera would show it: frames a busy loop is late for are skipped
+        return TrackerSource(str(spec), ctx, speed=speed, pace=True, drop_late=True)
 
     return make_tracker
 
@@ -82,3 +88,17 @@ class PhoneFactory:
         from .phone_camera import PhoneSource
 
         return PhoneSource(ctx, self.camera)
+
+
+def check_frames(spec: SourceSpec) -> None:
+    """``SourceError`` naming the problem when a ``camera:N`` does not open or give a picture, or a
+    ``video:PATH`` is not a video (or folder of frames) that can be read."""
+    from vision import sources as frames
+
+    try:
+        if spec.kind == "camera":
+            frames.probe_camera(int(spec.arg))
+        elif spec.kind == "video":
+            frames.open_source(str(spec))
+    except frames.SourceError as exc:
+        raise SourceError(f"--source {spec}: {exc}") from None

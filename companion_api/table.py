@@ -207,6 +207,17 @@ class Table:
             obs.on_commit(seq, entry.verdict.legal)
         return message
 
+    def trust_record(self, cells: list[str]) -> bool:
+        """The players say the record is right on ``cells`` and the camera wrong: tell the source
+        (a tracker that can take it stops seeing those cells as a difference); whether one was told."""
+        with self._lock:
+            source = self._source
+        tell = getattr(source, "trust_record", None)
+        if not callable(tell):
+            return False
+        tell(list(cells))
+        return True
+
     def set_watch(self, watch: Watch) -> None:
         """Replace the watch state; phones get a ``state`` message when what they show changes."""
         with self._cond:

@@ -191,3 +191,24 @@ def test_an_override_survives_a_new_confidence_of_the_same_reading(triolet: Any)
     client.post("/api/board/cell", json={"cell": "H8", "set": {"value": 1, "wild": False}}, headers=auth)
     table.set_watch(Watch.of("differs", (CellDiff("H8", None, {"value": 7, "wild": False, "confidence": 0.64}),)))
     assert client.get("/api/board", headers=viewer).json()["watch"]["cells"][0]["fixed"] is True
+
+
+def test_saying_the_record_is_right_tells_the_tracker(triolet: Any) -> None:
+    """The camera sees a 7 where the record has an 11 (a persistent misread): tapping H8 as the 11
+    the record holds tells the table's source that the record is right there; a tap that disagrees
+    with the record does not."""
+    client, auth, _viewer = triolet
+    table = _table(client)
+    _place(client, auth, 0, ("H8", 11), ("I8", 3))
+    told: list[list[str]] = []
+
+    class Source:
+        def trust_record(self, cells: list[str]) -> None:
+            told.append(cells)
+
+    table._source = Source()
+    table.set_watch(Watch.of("differs", (CellDiff("H8", {"value": 11, "wild": False}, {"value": 7, "wild": False}),)))
+    tap = client.post("/api/board/cell", json={"cell": "H8", "set": {"value": 11, "wild": False}}, headers=auth)
+    assert tap.status_code == 200, tap.text
+    assert tap.json()["tracker_told"] is True and told == [["H8"]]
+    assert len(client.get("/api/events", headers=auth).json()["events"]) == 1  # no correction: the record stands

@@ -63,8 +63,9 @@ def test_three_tables_and_the_hub_agree_before_and_after_a_20_s_broker_outage(tm
     tables: dict[str, tuple[str, str, Path]] = {}
     try:
         for i, name in enumerate(TABLES):  # all start together: imports take seconds on a loaded machine
-            procs.append(companion("serve", "--source", "sim-lite", "--speed", SPEED, "--seed", str(11 + i),
-                                   "--port", "0", "--db", str(tmp_path / f"{name}.sqlite3"), "--hub", mqtt.url,
+            procs.append(companion("serve", "--host", "127.0.0.1", "--source", "sim-lite", "--speed", SPEED,
+                                   "--seed", str(11 + i), "--port", "0",
+                                   "--db", str(tmp_path / f"{name}.sqlite3"), "--hub", mqtt.url,
                                    "--table", name, "--club", "friday"))
         procs.append(companion("hub", "--broker", mqtt.url, "--club", "friday", "--port", "0"))
         for name, proc in zip(TABLES, procs, strict=False):

@@ -219,7 +219,7 @@ class CameraSource:
         self.frame_count = 0
 
     def __iter__(self) -> Iterator[FrameTuple]:
-        cap = cv2.VideoCapture(self.index)
+        cap = _open_camera(self.index)
         if not cap.isOpened():
             raise SourceError(f"camera:{self.index}: cannot open the camera")
         if self.size is not None:
@@ -227,6 +227,31 @@ class CameraSource:
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         t0 = time.monotonic()
         yield from _read_all(cap, lambda _i: time.monotonic() - t0)
+
+
+def _open_camera(index: int) -> cv2.VideoCapture:
+    """``cv2.VideoCapture(index)`` without OpenCV's own warnings on stderr (a missing camera is
+    said once, in our words, and tried again quietly while it is away)."""
+    logging = cv2.utils.logging
+    level = logging.getLogLevel()
+    logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+    try:
+        return cv2.VideoCapture(index)
+    finally:
+        logging.setLogLevel(level)
+
+
+def probe_camera(index: int) -> None:
+    """``SourceError`` unless camera ``index`` opens and gives a picture."""
+    cap = _open_camera(index)
+    try:
+        if not cap.isOpened():
+            raise SourceError(f"camera {index} cannot be opened (not connected, or in use by another program)")
+        ok, img = cap.read()
+        if not ok or img is None:
+            raise SourceError(f"camera {index} opened but gives no picture")
+    finally:
+        cap.release()
 
 
 FrameSource = VideoFileSource | FolderSource | CameraSource

@@ -17,13 +17,14 @@ def bench_targets() -> dict[str, tuple[ModuleType, str]]:
     """Benchmark targets: the module (``add_arguments(parser)``, ``run(args) -> int``) and what it measures.
 
     Imported when the parser is built, not with this module: the benchmarks use the CLI's helpers."""
-    from lab.bench import camera, decide, engine, hostile, hub, read, real, render, replay, serve
+    from lab.bench import camera, decide, engine, hostile, hub, live, read, real, render, replay, serve
 
     return {
         "engine": (engine, "rules engine: events checked and placements generated per second"),
         "read": (read, "reading boards from rendered pictures: accuracy by difficulty, ms per frame"),
         "decide": (decide, "the Triolet reader's rules alone, paired on kept evidence: boards gained and lost"),
         "replay": (replay, "following rendered game videos: moves recovered, false/missed events, latency"),
+        "live": (live, "the live loop on game videos with a busy core: moves exact or held, false placements; --soak"),
         "serve": (serve, "live updates: latency from event commit to receipt on concurrent SSE clients"),
         "camera": (camera, "the phone as the camera: moves scored, hand-leaves-to-phone latency over WS /api/camera"),
         "render": (render, "synthetic renderer: frames rendered per second"),

@@ -4,7 +4,9 @@ manual events in, the summary line out."""
 from __future__ import annotations
 
 import time
-from typing import Any, Generic, Protocol, TypeVar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from numpy.typing import NDArray
 
@@ -13,6 +15,29 @@ from engine.core.session import Entry, Session
 
 from .observer import Frame
 from .output import TrackerOutput
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    """One cell where what the camera sees is not what the record's board has there (``None``:
+    nothing), in the game's own terms (Triolet ``{"value": 11, "wild": false}``)."""
+
+    cell: str
+    record: Mapping[str, Any] | None
+    seen: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class BoardCheck:
+    """The board seen at the last rest set against the board the record implies.
+
+    ``waiting``: no rest looked at yet; ``ok``: they agree (or differ only by an attempt being
+    decided); ``differs``: ``cells`` lists where they disagree, and nothing is committed from
+    those cells until they agree again or the players decide (a correction, an accepted reading).
+    """
+
+    status: Literal["waiting", "ok", "differs"] = "waiting"
+    cells: tuple[CellCheck, ...] = ()
 
 
 class _Timed(Protocol):
@@ -30,6 +55,8 @@ class TrackerBase(Generic[S]):
     session: Session
     stats: S
     last_outputs: list[TrackerOutput]
+    #: the board seen against the record's board, as of the last rest
+    board_check: BoardCheck = BoardCheck()
 
     def feed(self, frame_index: int, t: float, image: NDArray[Any]) -> list[TrackerOutput]:
         """Look at one frame; return the events it completes (most frames: none)."""

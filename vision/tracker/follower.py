@@ -19,6 +19,7 @@ from engine.core.events import Event, EventMeta, Undo
 from engine.core.session import Entry, Session
 from engine.core.verdict import Verdict
 
+from .base import CellCheck
 from .layout import GridLayout
 from .observer import CellRead
 
@@ -67,6 +68,18 @@ class Follower(Protocol):
     def decide(self, session: Session, seen: dict[str, CellRead], reread: Reread, meta: EventMeta
                ) -> list[Decision]:
         """Submit to ``session`` what the seen board implies; return what was decided."""
+        ...
+
+    def board_check(self, session: Session, seen: dict[str, CellRead]) -> list[CellCheck]:
+        """The cells where the board seen is not the record's board (none: they agree)."""
+        ...
+
+    def on_manual(self, session: Session, event: Event, seen: dict[str, CellRead]) -> bool:
+        """A manual event now in ``session``; whether the board should be checked again."""
+        ...
+
+    def trust_record(self, session: Session, cells: Sequence[str], seen: dict[str, CellRead]) -> bool:
+        """The players say the record is right on ``cells``; whether the board should be checked again."""
         ...
 
 

@@ -27,7 +27,7 @@ from engine.core.header import Header
 from engine.core.session import Session
 
 from .appearance import Appearance, AppearanceConfig, change_map, light_residual, observe, register
-from .base import TrackerBase
+from .base import BoardCheck, TrackerBase
 from .cover import find_cover
 from .follower import Decision, Fresh
 from .motion import NoiseFloor
@@ -58,6 +58,8 @@ class RestOptions:
 
     #: a picture is read once nothing has moved for this long (seconds of video time)
     stable_seconds: float = 0.5
+    #: ... and over at least this many frames looked at (not one thin frame of a starved loop)
+    stable_frames: int = 3
     #: a still cover this old is taken to be an object left on the table: the picture is read
     cover_timeout: float = 3.0
     #: cells along each side of the grid over the picture
@@ -136,6 +138,7 @@ class RestTracker(TrackerBase[RestStats]):
         self._ref_frame: Frame | None = None
         self._noise = NoiseFloor(self.options.noise_frames, self.options.quiet_cells)
         self._last_motion = 0.0
+        self._quiet = 0  # frames looked at since the last motion
         self._processed = False
         self._align_at: float | None = None  # video time of the last alignment tried this rest
         self._rest = 0  # counts the rests (still spells between motions)
@@ -171,15 +174,20 @@ class RestTracker(TrackerBase[RestStats]):
         app = observe(frame.image, self._fix, opts.appearance)
         if self._prev is None:
             self._last_motion = frame.t
+            self._quiet = 0
         else:
             ff = change_map(app, self._prev, opts.appearance.motion_scale)
-            if bool((ff.score > self._noise.update(ff.score)).any()):
+            moving = bool((ff.score > self._noise.update(ff.score)).any())
+            if moving:
                 self._last_motion = frame.t
+                self._quiet = 0
                 self._processed = False
                 self._align_at = None
                 self._rest += 1
+            else:
+                self._quiet += 1
         self._prev = app
-        if frame.t - self._last_motion + 1e-6 < opts.stable_seconds:
+        if frame.t - self._last_motion + 1e-6 < opts.stable_seconds or self._quiet < opts.stable_frames:
             return []
         recheck = self.follower.recheck_at
         if self._processed and recheck is not None and frame.t + 1e-6 >= recheck:
@@ -278,6 +286,8 @@ class RestTracker(TrackerBase[RestStats]):
         self._ref_frame = frame
         self._last_cover = None
         self._processed = True
+        # the whole picture was read and judged: the follower holds back what it cannot commit
+        self.board_check = BoardCheck("ok")
         return outputs
 
 

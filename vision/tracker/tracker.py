@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.core.events import EventMeta
+from engine.core.events import Event, EventMeta
 from engine.core.header import Header
-from engine.core.session import Session
+from engine.core.session import Entry, Session
 
 from .appearance import Appearance, AppearanceConfig, change_map, misalignment, observe, register
-from .base import TrackerBase
+from .base import BoardCheck, TrackerBase
 from .cover import find_cover
 from .evidence import crop_cells
 from .follower import Follower
@@ -43,6 +43,9 @@ class TrackerOptions:
 
     #: a board state is accepted once nothing has moved for this long (seconds of video time)
     stable_seconds: float = 0.5
+    #: ... and over at least this many frames looked at (a starved loop skipping frames must not
+    #: take one thin frame for a rest)
+    stable_frames: int = 3
     #: how often to look for a lost board (seconds)
     locate_interval: float = 0.5
     #: a still "cover" this old is taken to be an object beside the board: its margin part is accepted
@@ -113,6 +116,7 @@ class MoveTracker(TrackerBase[TrackerStats]):
         self._ref_frame: Frame | None = None
         self._ref_fix: BoardFix | None = None
         self._last_motion = 0.0
+        self._quiet = 0  # frames looked at since the last motion
         self._processed = False
         self._relocate_tried = False
         self._margin_rebased = False
@@ -137,6 +141,21 @@ class MoveTracker(TrackerBase[TrackerStats]):
         self.request_full_read()
 
 
+    def trust_record(self, cells: Sequence[str]) -> None:
+        """The players say the record is right on ``cells`` and the camera wrong: those cells are
+        taken as the record has them while the camera keeps seeing them as now; checked again at once."""
+        if self.follower.trust_record(self.session, cells, self._seen):
+            self._processed = False
+
+    def submit(self, event: Event) -> Entry:
+        """A manual event (from the phone): judged and logged; one that changes the record's board
+        (a placement, a correction, an undo) makes the board be checked against it again at once,
+        and the cells it names are taken as the players say while the camera sees them unchanged."""
+        entry = self.session.submit(event)
+        if self.follower.on_manual(self.session, event, self._seen):
+            self._processed = False
+        return entry
+
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:
         if self.fix is None and not self._try_locate(frame):
@@ -145,17 +164,22 @@ class MoveTracker(TrackerBase[TrackerStats]):
         app = observe(frame.image, self.fix, self.options.appearance)
         if self._prev is None:
             self._last_motion = frame.t
+            self._quiet = 0
         else:
             ff = change_map(app, self._prev, self.options.appearance.motion_scale)
             floor = self._noise.update(ff.score)
             moving = bool((ff.score > floor).any())
             if moving:
                 self._last_motion = frame.t
+                self._quiet = 0
                 self._processed = False
                 self._relocate_tried = False
                 self._margin_rebased = False
+            else:
+                self._quiet += 1
         self._prev = app
-        if frame.t - self._last_motion + 1e-6 < self.options.stable_seconds:
+        if (frame.t - self._last_motion + 1e-6 < self.options.stable_seconds
+                or self._quiet < self.options.stable_frames):
             return []
         recheck = self.follower.recheck_at
         if self._processed and recheck is not None and frame.t + 1e-6 >= recheck:
@@ -277,9 +301,9 @@ class MoveTracker(TrackerBase[TrackerStats]):
         """Read ``cells``, let the follower decide, and make ``app`` the new reference."""
         if full:
             self.stats.full_reads += 1
-        outputs: list[TrackerOutput] = []
-        if cells:
-            outputs = self._read_and_decide(frame, cells, effort=0)
+        outputs = self._read_and_decide(frame, cells, effort=0)
+        checks = self.follower.board_check(self.session, self._seen)
+        self.board_check = BoardCheck("differs", tuple(checks)) if checks else BoardCheck("ok")
         self._ref = app
         self._ref_frame = frame
         self._ref_fix = self.fix
@@ -294,8 +318,8 @@ class MoveTracker(TrackerBase[TrackerStats]):
         return self.observer.read(frame, self.fix, list(cells), effort)
 
     def _read_and_decide(self, frame: Frame, cells: Sequence[str], effort: int) -> list[TrackerOutput]:
-        reads = self._read(frame, cells, effort)
-        self._seen.update(reads)
+        if cells:
+            self._seen.update(self._read(frame, cells, effort))
         meta = EventMeta(ts=round(frame.t, 3), source="vision", frame=frame.index)
         decisions = self.follower.decide(self.session, self._seen, lambda cs: self._read(frame, cs, effort + 1), meta)
         outputs = []

@@ -19,6 +19,7 @@ from engine.core.session import Session
 from engine.core.verdict import Verdict
 from engine.triolet import Place, PlacedTile, TrioletState, wild_candidates
 
+from .base import CellCheck
 from .candidates import Combo, joint_readings
 from .follower import Decision, Reread
 from .layout import TRIOLET_LAYOUT, GridLayout
@@ -48,7 +49,8 @@ class TrioletFollower:
 
     def __init__(self, min_ratio: float = 0.25, max_readings: int = 120, swap_confidence: float = 0.8,
                  gone_confidence: float = 0.7, correct_floor: float = 0.1,
-                 twin_ratio: float = 0.1, went_on_ratio: float = 0.005, doubt_seconds: float = 1.5) -> None:
+                 twin_ratio: float = 0.1, went_on_ratio: float = 0.005, doubt_seconds: float = 1.5,
+                 agree_floor: float = 0.05, hold_over: float = 0.5) -> None:
         #: a less probable legal reading is taken only if its probability is at least this
         #: fraction of the best reading's
         self.min_ratio = min_ratio
@@ -62,6 +64,9 @@ class TrioletFollower:
         #: once it has lain this long (seconds) or the game went on: players lay a wrong tile and
         #: take it back within moments, and a real move stays
         self.doubt_seconds = doubt_seconds
+        #: a legal reading taken over an illegal one read at least this surely is held like a 6 ↔ 9
+        #: flip (``doubt_seconds``): a wrong tile really laid is taken back within moments
+        self.hold_over = hold_over
         #: the doubtful placement waiting (its reading, cells, first seen), and when to look again
         self.doubt: tuple[frozenset[tuple[str, str]], tuple[str, ...], float] | None = None
         self.recheck_at: float | None = None
@@ -74,6 +79,13 @@ class TrioletFollower:
         #: the illegal attempt on the board now (reported once), as its (cell, token) set
         self.pending_illegal: frozenset[tuple[str, str]] | None = None
         self.pending_cells: tuple[str, ...] = ()
+        #: a committed tile seen as another value is still taken as the record's while the reader
+        #: gives the record's value at least this probability
+        self.agree_floor = agree_floor
+        #: cells the players settled by hand (a correction, an accepted reading, an undo) while the
+        #: camera saw something else there: cell -> the token then seen; the record is taken as
+        #: right there for as long as the camera keeps seeing that same token
+        self.vouched: dict[str, str] = {}
 
     # -- the committed position --------------------------------------------------------------
     @staticmethod
@@ -96,21 +108,120 @@ class TrioletFollower:
         placed = self._placements(session)
         if placed:
             cells.extend(t.square for t in placed[-1][1].tiles if t.square not in cells)
+        cells.extend(c for c in self._disagreeing(committed, seen) if c not in cells)
         return sorted(cells, key=_board_order)
+
+    # -- the board against the record ----------------------------------------------------------
+    def _agrees(self, cell: str, record: str, seen: dict[str, CellRead]) -> bool:
+        """Whether what is seen on ``cell`` is what the record has there (``EMPTY``: nothing)."""
+        read = seen.get(cell)
+        if read is None:
+            return True  # never looked at: nothing says otherwise
+        token = seen_token(read)
+        if cell in self.vouched and self.vouched[cell] == token:
+            return True
+        if token == record:
+            return True
+        return record != EMPTY and read.occupied and read.prob(record) >= self.agree_floor
+
+    def _disagreeing(self, committed: dict[str, str], seen: dict[str, CellRead]) -> list[str]:
+        """Committed tiles seen gone or as another value."""
+        return [c for c, tok in committed.items() if not self._agrees(c, tok, seen)]
+
+    def board_check(self, session: Session, seen: dict[str, CellRead]) -> list[CellCheck]:
+        """Every cell where the board seen is not the record's board, but for a placement being held
+        while it is decided (``doubt``)."""
+        committed = self.committed_cells(session)
+        held = set(self.doubt[1]) if self.doubt is not None else set()
+        cells = set(committed) | {c for c, r in seen.items() if r.occupied}
+        out = []
+        for c in sorted(cells - held, key=_board_order):
+            record = committed.get(c, EMPTY)
+            if not self._agrees(c, record, seen):
+                out.append(CellCheck(c, tile_json(record), tile_json(seen_token(seen[c]))))
+        return out
+
+    def on_manual(self, session: Session, event: Event, seen: dict[str, CellRead]) -> bool:
+        """The players changed the record by hand (already in ``session``): the cells the event
+        names are taken as the record says while the camera keeps seeing them as now, and an
+        attempt on the board is judged afresh against the new record. Whether the record's board
+        may have changed."""
+        squares: list[str] = []
+        if isinstance(event, Place):
+            squares = [t.square for t in event.tiles]
+        elif isinstance(event, Correct | Undo):
+            if isinstance(event, Correct) and isinstance(event.event, Place):
+                squares = [t.square for t in event.event.tiles]
+            if 1 <= event.seq <= len(session.entries):
+                old = session.entries[event.seq - 1].event
+                if isinstance(old, Place):
+                    squares += [t.square for t in old.tiles]
+        else:
+            return False
+        committed = self.committed_cells(session)
+        for c in squares:
+            read = seen.get(c)
+            token = EMPTY if read is None else seen_token(read)
+            if read is not None and token != committed.get(c, EMPTY):
+                self.vouched[c] = token
+            else:
+                self.vouched.pop(c, None)
+        self.pending_illegal = None  # judged again; its cells stay the attempt waiting on the board
+        self._clear_doubt()
+        return True
+
+    def trust_record(self, session: Session, cells: Sequence[str], seen: dict[str, CellRead]) -> bool:
+        """The players say the record is right on ``cells`` and the camera wrong (a tile misread, a
+        mark taken for a tile): taken so while the camera keeps seeing them as now. Whether any
+        cell was taken."""
+        committed = self.committed_cells(session)
+        taken = False
+        for c in cells:
+            read = seen.get(c)
+            if read is not None and seen_token(read) != committed.get(c, EMPTY):
+                self.vouched[c] = seen_token(read)
+                taken = True
+        if taken:
+            self.pending_illegal = None
+            self._clear_doubt()
+        return taken
+
+    def _forget_vouches(self, session: Session, seen: dict[str, CellRead]) -> None:
+        """Drop the players' word on cells whose tile changed since, or that now agree anyway."""
+        committed = self.committed_cells(session)
+        for c, token in list(self.vouched.items()):
+            now = seen_token(seen[c]) if c in seen else EMPTY
+            if now != token or now == committed.get(c, EMPTY):
+                del self.vouched[c]
+
+    @staticmethod
+    def one_turn(cells: Sequence[str]) -> bool:
+        """Whether ``cells`` could be one placement (T-P1: 1–3 tiles in one row or one column)."""
+        if not 1 <= len(cells) <= 3:
+            return False
+        return len({c[1:] for c in cells}) == 1 or len({c[0] for c in cells}) == 1
 
     # -- deciding ----------------------------------------------------------------------------
     def decide(self, session: Session, seen: dict[str, CellRead], reread: Reread, meta: EventMeta
                ) -> list[Decision]:
         out: list[Decision] = []
+        self._forget_vouches(session, seen)
+        vouched = set(self.vouched)
         occupied = {c for c, r in seen.items() if r.occupied}
         committed = self.committed_cells(session)
-        removed = set(committed) - occupied
+        removed = set(committed) - occupied - vouched
         removed |= self._swapped(session, seen, reread)
         if removed:
             out.extend(self._take_backs(session, removed, seen, reread, meta))
             occupied = {c for c, r in seen.items() if r.occupied}
             committed = self.committed_cells(session)
-        added = sorted(occupied - set(committed), key=_board_order)
+        added = sorted(occupied - set(committed) - vouched, key=_board_order)
+        if self.pending_illegal is None and not set(self.pending_cells) & set(added):
+            self.pending_cells = ()
+        if self._changed_under(session, seen, reread):
+            # tiles changed under committed ones: nothing new is judged until board and record agree
+            self._clear_doubt()
+            return out
         if not added:
             self._clear_doubt()
             if self.pending_illegal is not None:
@@ -121,13 +232,23 @@ class TrioletFollower:
         out.extend(self._placement(session, added, seen, reread, meta))
         return out
 
+    def _changed_under(self, session: Session, seen: dict[str, CellRead], reread: Reread) -> list[str]:
+        """Committed tiles seen gone or as another value, still so on a closer look."""
+        committed = self.committed_cells(session)
+        odd = self._disagreeing(committed, seen)
+        if not odd:
+            return []
+        for c, r in reread(odd).items():
+            seen[c] = merge_reads(seen[c], r) if c in seen else r
+        return self._disagreeing(committed, seen)
+
     def _swapped(self, session: Session, seen: dict[str, CellRead], reread: Reread) -> set[str]:
         """Tiles of the last placement now clearly showing another value: taken back and replaced."""
         placed = self._placements(session)
         if not placed:
             return set()
         suspects = [t.square for t in placed[-1][1].tiles
-                    if t.square in seen and seen[t.square].occupied
+                    if t.square in seen and seen[t.square].occupied and t.square not in self.vouched
                     and seen[t.square].best != (WILD if t.wild else str(t.value))
                     and seen[t.square].confidence >= self.swap_confidence]
         if not suspects:
@@ -173,6 +294,20 @@ class TrioletFollower:
             went_on = self._went_on_then(session, added, seen, reread, meta)
             if went_on:
                 return went_on
+        if not self.one_turn(added):
+            # more than one turn can hold: the attempt waiting on the board and the next one beside
+            # it are split (``_went_on_then``); anything else is never an attempt
+            waiting = [c for c in self.pending_cells if c in added]
+            rest = [c for c in added if c not in waiting]
+            if not (waiting and rest and self.one_turn(waiting) and self.one_turn(rest)):
+                return []
+            if self.pending_illegal is not None:
+                return self._went_on_then(session, added, seen, reread, meta)
+            # the players changed the record since the attempt was reported: judge it again alone
+            first = self._placement(session, waiting, seen, reread, meta)
+            if first and first[-1].kind == "place":
+                return first + self._placement(session, rest, seen, reread, meta)
+            return first
         state = self._state(session)
         top = next(iter(joint_readings([seen[c] for c in added], 1)), None)
         if top is not None and frozenset(top[0]) == self.pending_illegal:
@@ -328,7 +463,9 @@ class TrioletFollower:
                     continue
             b = self._build(state, combo, prob)
             if b.verdict.legal:
-                return b if first is None or prob >= min_ratio * first.prob else replace(b, lenient=True)
+                if first is None or (prob >= min_ratio * first.prob and first.prob < self.hold_over):
+                    return b
+                return replace(b, lenient=True)
             if first is None:
                 first = b
         return first
@@ -379,6 +516,23 @@ def _rewild(state: TrioletState, tiles: tuple[PlacedTile, ...]) -> tuple[PlacedT
     if not options or tiles[wilds[0]].value in options:
         return tiles
     return tuple(replace(t, value=options[0]) if t.wild else t for t in tiles)
+
+
+def seen_token(read: CellRead) -> str:
+    """What a read says lies on its cell: ``EMPTY``, or the likeliest tile token."""
+    if not read.occupied:
+        return EMPTY
+    return next((tok for tok, _p in read.candidates if tok != EMPTY), WILD)
+
+
+def tile_json(token: str) -> dict[str, Any] | None:
+    """A Triolet cell's content for the watch state: ``{"value": 11, "wild": false}``, a wild as
+    ``{"value": null, "wild": true}``, nothing as ``None``."""
+    if token == EMPTY:
+        return None
+    if token == WILD:
+        return {"value": None, "wild": True}
+    return {"value": int(token), "wild": False}
 
 
 def _board_order(name: str) -> tuple[int, int]:

@@ -12,7 +12,8 @@ MAX_DOC_LINES = 600
 #: Source texts and contracts, not design docs: their length is not ours to choose.
 LONG_ALLOWED = ("docs/rulebooks", "docs/spec")
 #: Where product text lives, and which files of it are text.
-PRODUCT_ROOTS = ("README.md", "docs", "engine", "vision", "calibration", "companion_api", "lab", "tests", "examples", ".ci")
+PRODUCT_ROOTS = ("README.md", "docs", "engine", "vision", "calibration", "companion_api", "lab", "tests", "examples",
+                 ".ci")
 TEXT_SUFFIXES = {".py", ".md", ".html", ".js", ".css", ".txt", ".toml", ""}
 #: The rulebooks are the publishers' texts, quoted as they are.
 NOT_OURS = ("docs/rulebooks",)

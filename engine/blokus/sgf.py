@@ -15,9 +15,11 @@ from pathlib import Path
 from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
-from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
+from engine.core.record import Record
 from engine.polyform.notation import join_move
-from engine.polyform.sgf_text import SgfNode, SgfSyntaxError, escape, parse_main_line
+from engine.polyform.sgf_record import load_sgf, record_of_sgf
+from engine.polyform.sgf_record import player_keys as sgf_player_keys
+from engine.polyform.sgf_text import SgfNode, escape
 
 from .events import BlokusPass, BlokusPlace, canonical_squares, split_squares
 from .variants import VARIANTS, Variant, variant_from_options
@@ -34,41 +36,17 @@ def move_keys(variant: Variant) -> tuple[str, ...]:
 
 def player_keys(variant: Variant) -> tuple[str, ...]:
     """The SGF properties naming the players: ``PB``/``PW`` for two players, else ``P1``…"""
-    return ("PB", "PW") if variant.players == 2 else tuple(f"P{i + 1}" for i in range(variant.players))
+    return sgf_player_keys(variant.players)
 
 
 def loads(text: str, source: str = "SGF") -> Record:
     """The record held by Blokus SGF text; bad input raises ``RecordError`` naming the line."""
-    try:
-        nodes = parse_main_line(text)
-    except SgfSyntaxError as exc:
-        raise RecordError([RecordProblem(exc.line, str(exc))], source) from None
-    if not nodes:
-        raise RecordError([RecordProblem(1, "the SGF holds no node")], source)
-    root = nodes[0]
-    try:
-        header, variant = _header(root)
-    except EngineError as exc:
-        raise RecordError([RecordProblem(root.line, str(exc))], source) from None
-    lines: list[RecordLine] = []
-    problems: list[RecordProblem] = []
-    for node in nodes:
-        try:
-            events = _node_events(node, variant)
-        except (EngineError, ValueError) as exc:
-            problems.append(RecordProblem(node.line, str(exc)))
-            continue
-        for ev in events:
-            lines.append(RecordLine(seq=len(lines) + 1, line=node.line, event=ev))
-    if problems:
-        raise RecordError(problems, source)
-    return Record(header=header, lines=lines)
+    return record_of_sgf(text, source, _header, _node_events)
 
 
 def load(path: str | Path) -> Record:
     """Read a ``.blksgf`` file (the only I/O here; parsing is :func:`loads`)."""
-    p = Path(path)
-    return loads(read_record_text(p), str(p))
+    return load_sgf(path, loads)
 
 
 def _header(root: SgfNode) -> tuple[Header, Variant]:

@@ -42,7 +42,7 @@ class BlokusPass(PolyformPass):
 
 
 #: A shared colour (classic_3 green) has no fixed seat: ``"player": null`` leaves it open (K-V1).
-_READER = EventReader(BlokusPlace, BlokusPass, NOTATION, "blokus", null_player=True)
+READER = EventReader(BlokusPlace, BlokusPass, NOTATION, "blokus", null_player=True)
 
 
 def colour_index(variant: Variant, colour: str) -> int:
@@ -59,4 +59,4 @@ def place(variant: Variant, colour: str, cells: list[str] | tuple[str, ...] | st
 
 def parse_blokus_event(obj: dict[str, Any], header: Header) -> Event:
     """One record line of a blokus or blokus_duo game as an event; malformed input raises ``EventFormatError``."""
-    return _READER.parse(obj, header, variant_of(header), lambda inner: parse_blokus_event(inner, header))
+    return READER.parse(obj, header, variant_of(header), lambda inner: parse_blokus_event(inner, header))

@@ -8,7 +8,7 @@ Reason codes and what Pentobi's GTP engine answers for them: ``off_board``, ``no
 from __future__ import annotations
 
 from engine.core.verdict import Reason
-from engine.polyform.judgement import Judgement, PieceWords, not_a_piece_message, owner_name
+from engine.polyform.judgement import Judgement, PieceWords, locate, owner_name
 from engine.polyform.position import Position
 
 from .board import SquareBoard
@@ -24,17 +24,10 @@ def judge_placement(pos: Position, board: SquareBoard, colours: tuple[str, ...],
                     names: tuple[str, ...]) -> Judgement:
     """Judge laying ``names`` for ``colour`` (0-based) in ``pos``, ignoring whose turn it is."""
     cname = colours[colour]
-    off = [n for n in names if n not in board.index_of_name]
-    if off:
-        what = "square" if len(off) == 1 else "squares"
-        return Judgement(None, (Reason("K-L1", "off_board",
-                                       f"{', '.join(off)}: {what} not on the {board.side} × {board.side} board",
-                                       tuple(off)),))
-    cells = [board.index_of_name[n] for n in names]
-    mask = board.mask_of(cells)
-    pid = pos.table.index_of_mask.get(mask)
-    if pid is None:
-        return Judgement(None, (Reason("K-L1", "not_a_piece", not_a_piece_message(board, cells, PIECE_WORDS), names),))
+    found = locate(pos, board, names, "K-L1", PIECE_WORDS, f"{board.side} × {board.side} board")
+    if isinstance(found, Judgement):
+        return found
+    pid, mask = found
     if pos.is_legal(colour, pid):
         return Judgement(pid, ())
     reasons: list[Reason] = []

@@ -21,7 +21,7 @@ from engine.polyform.sgf_record import load_sgf, record_of_sgf
 from engine.polyform.sgf_record import player_keys as sgf_player_keys
 from engine.polyform.sgf_text import SgfNode, escape
 
-from .events import BlokusPass, BlokusPlace, canonical_squares, split_squares
+from .events import READER, BlokusPass, BlokusPlace
 from .variants import VARIANTS, Variant, variant_from_options
 
 #: Variant of each Pentobi game name.
@@ -79,12 +79,7 @@ def _node_events(node: SgfNode, variant: Variant) -> list[Event]:
         c = keys.index(key)
         colour = variant.colour_names[c]
         seat = variant.owner[c]
-        for value in values:
-            if not value.strip():
-                out.append(BlokusPass(player=seat, colour=colour))
-            else:
-                cells = canonical_squares(split_squares(value.strip().lower()))
-                out.append(BlokusPlace(player=seat, colour=colour, cells=cells))
+        out.extend(READER.sgf_moves(values, seat, colour))
     return out
 
 

@@ -124,6 +124,17 @@ class EventReader:
                                    f'not {raw!r}')
         return self.place(player=seat, colour=colour, cells=self.notation.canonical(names), meta=meta)
 
+    def sgf_moves(self, values: list[str], seat: int | None, colour: str) -> list[Event]:
+        """The events of one colour's SGF move values on a node: an empty value is a pass."""
+        out: list[Event] = []
+        for value in values:
+            if not value.strip():
+                out.append(self.pass_(player=seat, colour=colour))
+            else:
+                cells = self.notation.canonical(self.notation.split(value.strip().lower()))
+                out.append(self.place(player=seat, colour=colour, cells=cells))
+        return out
+
     def _colour_of(self, obj: dict[str, Any], variant: ColourVariant, kind: str) -> str:
         colour = obj.get("colour")
         if colour is None and kind == "pass" and isinstance(obj.get("player"), int):

@@ -34,6 +34,15 @@ class EdgeBoard(Protocol):
     def edge_neighbours(self) -> tuple[tuple[int, ...], ...]: ...
 
 
+class NamedBoard(EdgeBoard, Protocol):
+    """A board whose cells are found by name and gathered into bit sets."""
+
+    @property
+    def index_of_name(self) -> dict[str, int]: ...
+
+    def mask_of(self, cells: list[int]) -> int: ...
+
+
 @dataclass(frozen=True)
 class PieceWords:
     """How a game speaks of its pieces: the cell noun, the largest piece, how cells join, the set."""
@@ -42,6 +51,23 @@ class PieceWords:
     largest: int
     joined: str
     piece_count: int
+
+
+def locate(pos: Position, board: NamedBoard, names: tuple[str, ...], rule: str, words: PieceWords,
+           where: str) -> Judgement | tuple[int, int]:
+    """The placement number and cell bit set of the named cells, or the judgement (under ``rule``)
+    that some are off the board (``where`` names the board) or that together they form no piece."""
+    off = [n for n in names if n not in board.index_of_name]
+    if off:
+        what = words.noun if len(off) == 1 else f"{words.noun}s"
+        return Judgement(None, (Reason(rule, "off_board", f"{', '.join(off)}: {what} not on the {where}",
+                                       tuple(off)),))
+    cells = [board.index_of_name[n] for n in names]
+    mask = board.mask_of(cells)
+    pid = pos.table.index_of_mask.get(mask)
+    if pid is None:
+        return Judgement(None, (Reason(rule, "not_a_piece", not_a_piece_message(board, cells, words), names),))
+    return pid, mask
 
 
 def not_a_piece_message(board: EdgeBoard, cells: list[int], words: PieceWords) -> str:

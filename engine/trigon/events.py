@@ -27,7 +27,7 @@ class TrigonPass(PolyformPass):
     """A colour that cannot move passes (B-L4)."""
 
 
-_READER = EventReader(TrigonPlace, TrigonPass, Notation("triangle", "r15", "q15,r15,p16"), "trigon")
+READER = EventReader(TrigonPlace, TrigonPass, Notation("triangle", "r15", "q15,r15,p16"), "trigon")
 
 
 def place(rules: Rules, colour: str, cells: list[str] | tuple[str, ...] | str, **meta: Any) -> TrigonPlace:
@@ -48,4 +48,4 @@ def colour_index(rules: Rules, colour: str) -> int:
 
 def parse_trigon_event(obj: dict[str, Any], header: Header) -> Event:
     """One record line of a trigon game as an event; malformed input raises ``EventFormatError``."""
-    return _READER.parse(obj, header, rules_of(header).variant, lambda inner: parse_trigon_event(inner, header))
+    return READER.parse(obj, header, rules_of(header).variant, lambda inner: parse_trigon_event(inner, header))

@@ -9,7 +9,7 @@ Reason codes and what Pentobi's GTP engine answers for them:
 from __future__ import annotations
 
 from engine.core.verdict import Reason
-from engine.polyform.judgement import Judgement, PieceWords, not_a_piece_message, owner_name
+from engine.polyform.judgement import Judgement, PieceWords, locate, owner_name
 
 from .pieces import all_pieces
 from .position import Position
@@ -25,17 +25,10 @@ def judge_placement(pos: Position, colour: int, names: tuple[str, ...]) -> Judge
     """Judge laying ``names`` for ``colour`` (0-based) in ``pos``, ignoring whose turn it is."""
     board = pos.table.board
     cname = COLOURS[colour]
-    off = [n for n in names if n not in board.index_of_name]
-    if off:
-        what = "triangle" if len(off) == 1 else "triangles"
-        return Judgement(None, (Reason("B-L1", "off_board",
-                                       f"{_join(off)}: {what} not on the {board.size}-triangle board",
-                                       tuple(off)),))
-    cells = [board.index_of_name[n] for n in names]
-    mask = board.mask_of(cells)
-    pid = pos.table.index_of_mask.get(mask)
-    if pid is None:
-        return Judgement(None, (Reason("B-L1", "not_a_piece", not_a_piece_message(board, cells, PIECE_WORDS), names),))
+    found = locate(pos, board, names, "B-L1", PIECE_WORDS, f"{board.size}-triangle board")
+    if isinstance(found, Judgement):
+        return found
+    pid, mask = found
     reasons: list[Reason] = []
     piece = all_pieces()[pos.table.pieces[pid]]
     if not pos.unused[colour] >> piece.index & 1:

@@ -22,8 +22,8 @@ from engine.polyform.sgf_record import load_sgf, player_keys, record_of_sgf
 from engine.polyform.sgf_text import SgfNode
 from engine.polyform.sgf_text import escape as _escape
 
-from .events import TrigonPass, TrigonPlace
-from .notation import canonical_cells, join_move, split_move
+from .events import READER, TrigonPass, TrigonPlace
+from .notation import join_move
 from .variants import COLOURS, VARIANTS, Rules, rules_from_options
 
 #: The private property carrying options Pentobi's format cannot express.
@@ -92,12 +92,7 @@ def _node_events(node: SgfNode, rules: Rules) -> list[Event]:
             raise EngineError(f"move {key}[…]: {rules.variant.id} has colours 1–{len(names)}")
         colour = names[number - 1]
         seat = rules.variant.owner[number - 1]
-        for value in values:
-            if not value.strip():
-                out.append(TrigonPass(player=seat, colour=colour))
-            else:
-                cells = canonical_cells(split_move(value.strip().lower()))
-                out.append(TrigonPlace(player=seat, colour=colour, cells=cells))
+        out.extend(READER.sgf_moves(values, seat, colour))
     return out
 
 

@@ -16,10 +16,9 @@ from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
 from engine.core.record import Record
-from engine.polyform.notation import join_move
-from engine.polyform.sgf_record import load_sgf, record_of_sgf
+from engine.polyform.sgf_record import load_sgf, record_of_sgf, root_properties, sgf_of_events
 from engine.polyform.sgf_record import player_keys as sgf_player_keys
-from engine.polyform.sgf_text import SgfNode, escape
+from engine.polyform.sgf_text import SgfNode
 
 from .events import READER, BlokusPass, BlokusPlace
 from .variants import VARIANTS, Variant, variant_from_options
@@ -86,13 +85,6 @@ def _node_events(node: SgfNode, variant: Variant) -> list[Event]:
 def dumps(header: Header, events: Iterable[Event]) -> str:
     """Blokus SGF text of a blokus or blokus_duo game: root properties, then one node per placed piece."""
     variant = variant_from_options(header.game, header.options, len(header.players))
-    root = [f"GM[{variant.sgf_name}]", "FF[4]", "CA[UTF-8]", "AP[Table Companion]"]
-    root.extend(f"{k}[{escape(name)}]" for k, name in zip(player_keys(variant), header.players, strict=True))
     keys = move_keys(variant)
-    out = ["(;" + "".join(root)]
-    for ev in events:
-        if isinstance(ev, BlokusPlace):
-            out.append(f";{keys[variant.colour_names.index(ev.colour)]}[{join_move(ev.cells)}]")
-        elif not isinstance(ev, BlokusPass):
-            raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
-    return "\n".join(out) + ")\n"
+    return sgf_of_events(root_properties(variant.sgf_name, header.players), events, BlokusPlace, BlokusPass,
+                         lambda colour: keys[variant.colour_names.index(colour)])

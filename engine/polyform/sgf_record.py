@@ -4,7 +4,7 @@ as a header and how a node's properties read as its events."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -13,7 +13,9 @@ from engine.core.events import Event
 from engine.core.header import Header
 from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
 
-from .sgf_text import SgfNode, SgfSyntaxError, parse_main_line
+from .events import PolyformPass, PolyformPlace
+from .notation import join_move
+from .sgf_text import SgfNode, SgfSyntaxError, escape, parse_main_line
 
 V = TypeVar("V")
 
@@ -60,3 +62,24 @@ def load_sgf(path: str | Path, loads: Callable[[str, str], Record]) -> Record:
     """Read a ``.blksgf`` file with the game's ``loads`` (the only I/O of the readers)."""
     p = Path(path)
     return loads(read_record_text(p), str(p))
+
+
+def root_properties(sgf_name: str, players: Iterable[str]) -> list[str]:
+    """The root node's properties: the game, the format, and the players' names."""
+    names = list(players)
+    root = [f"GM[{sgf_name}]", "FF[4]", "CA[UTF-8]", "AP[Table Companion]"]
+    root.extend(f"{k}[{escape(name)}]" for k, name in zip(player_keys(len(names)), names, strict=True))
+    return root
+
+
+def sgf_of_events(root: list[str], events: Iterable[Event], place: type[PolyformPlace], pass_: type[PolyformPass],
+                  key_of: Callable[[str], str]) -> str:
+    """Blokus SGF text: the root properties, then one node per placed piece (``key_of`` gives the
+    move property of a colour); passes are left out, as Pentobi records none."""
+    out = ["(;" + "".join(root)]
+    for ev in events:
+        if isinstance(ev, place):
+            out.append(f";{key_of(ev.colour)}[{join_move(ev.cells)}]")
+        elif not isinstance(ev, pass_):
+            raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
+    return "\n".join(out) + ")\n"

@@ -18,12 +18,11 @@ from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
 from engine.core.record import Record
-from engine.polyform.sgf_record import load_sgf, player_keys, record_of_sgf
+from engine.polyform.sgf_record import load_sgf, player_keys, record_of_sgf, root_properties, sgf_of_events
 from engine.polyform.sgf_text import SgfNode
 from engine.polyform.sgf_text import escape as _escape
 
 from .events import READER, TrigonPass, TrigonPlace
-from .notation import join_move
 from .variants import COLOURS, VARIANTS, Rules, rules_from_options
 
 #: The private property carrying options Pentobi's format cannot express.
@@ -104,20 +103,13 @@ def dumps(header: Header, events: Iterable[Event]) -> str:
     """
     rules = rules_from_options(header.options, len(header.players))
     variant = rules.variant
-    root = [f"GM[{variant.sgf_name}]", "FF[4]", "CA[UTF-8]", "AP[Table Companion]"]
-    keys = player_keys(variant.players)
-    root.extend(f"{k}[{_escape(name)}]" for k, name in zip(keys, header.players, strict=True))
+    root = root_properties(variant.sgf_name, header.players)
     pentobi = {"variant": VARIANT_OF_GAME_NAME.get(variant.sgf_name), "alternate_contact": False,
                "symmetric_start": False}
     if rules.options_json() != pentobi:
         root.append(f"{OPTIONS_PROPERTY}[{_escape(json.dumps(rules.options_json(), sort_keys=True))}]")
-    out = ["(;" + "".join(root)]
-    for ev in events:
-        if isinstance(ev, TrigonPlace):
-            out.append(f";{variant.colour_names.index(ev.colour) + 1}[{join_move(ev.cells)}]")
-        elif not isinstance(ev, TrigonPass):
-            raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
-    return "\n".join(out) + ")\n"
+    return sgf_of_events(root, events, TrigonPlace, TrigonPass,
+                         lambda colour: str(variant.colour_names.index(colour) + 1))
 
 
 def options_of(header: Header) -> dict[str, Any]:

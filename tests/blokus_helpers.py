@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 from typing import Any
+
+from polyform_helpers import Fixtures
 
 from engine.blokus import VARIANTS
 from engine.blokus.board import square_board
@@ -17,22 +17,10 @@ from engine.polyform.notation import canonical_cells
 FIXTURES = Path(__file__).parent / "fixtures" / "blokus"
 
 
-@cache
-def _lines(name: str) -> tuple[dict[str, Any], ...]:
-    with (FIXTURES / name).open(encoding="utf-8") as f:
-        return tuple(json.loads(line) for line in f)
-
-
-def games() -> tuple[dict[str, Any], ...]:
-    return _lines("games.jsonl")
-
-
-def probes() -> tuple[dict[str, Any], ...]:
-    return _lines("probes.jsonl")
-
-
-def perft_lines() -> tuple[dict[str, Any], ...]:
-    return _lines("perft.jsonl")
+_FIXTURES = Fixtures("blokus")
+games = _FIXTURES.games
+probes = _FIXTURES.probes
+perft_lines = _FIXTURES.perft_lines
 
 
 def header(variant: str) -> Header:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from pathlib import Path
 from typing import Any
+
+from polyform_helpers import Fixtures
 
 from engine.core import Header
 from engine.core.events import Event
@@ -17,22 +17,10 @@ FIXTURES = Path(__file__).parent / "fixtures" / "trigon"
 PLAYERS = {"trigon": 4, "trigon_2": 2, "trigon_3": 3, "teams": 4, "solo": 1}
 
 
-@cache
-def _lines(name: str) -> tuple[dict[str, Any], ...]:
-    with (FIXTURES / name).open(encoding="utf-8") as f:
-        return tuple(json.loads(line) for line in f)
-
-
-def games() -> tuple[dict[str, Any], ...]:
-    return _lines("games.jsonl")
-
-
-def probes() -> tuple[dict[str, Any], ...]:
-    return _lines("probes.jsonl")
-
-
-def perft_lines() -> tuple[dict[str, Any], ...]:
-    return _lines("perft.jsonl")
+_FIXTURES = Fixtures("trigon")
+games = _FIXTURES.games
+probes = _FIXTURES.probes
+perft_lines = _FIXTURES.perft_lines
 
 
 def fixture_options(variant: str) -> dict[str, Any]:

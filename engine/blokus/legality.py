@@ -7,9 +7,8 @@ Reason codes and what Pentobi's GTP engine answers for them: ``off_board``, ``no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.core.verdict import Reason
+from engine.polyform.judgement import Judgement, PieceWords, locate, owner_name
 from engine.polyform.position import Position
 
 from .board import SquareBoard
@@ -17,35 +16,18 @@ from .pieces import all_pieces
 
 #: Reason codes meaning "not a placement of any piece" (K-L1).
 INVALID_CODES = frozenset({"off_board", "not_a_piece"})
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The placement number (``None`` if the squares form no piece) and every rule broken."""
-
-    placement: int | None
-    reasons: tuple[Reason, ...]
-
-    @property
-    def legal(self) -> bool:
-        return not self.reasons
+#: How messages speak of the pieces.
+PIECE_WORDS = PieceWords("square", 5, "side to side", 21)
 
 
 def judge_placement(pos: Position, board: SquareBoard, colours: tuple[str, ...], colour: int,
                     names: tuple[str, ...]) -> Judgement:
     """Judge laying ``names`` for ``colour`` (0-based) in ``pos``, ignoring whose turn it is."""
     cname = colours[colour]
-    off = [n for n in names if n not in board.index_of_name]
-    if off:
-        what = "square" if len(off) == 1 else "squares"
-        return Judgement(None, (Reason("K-L1", "off_board",
-                                       f"{', '.join(off)}: {what} not on the {board.side} × {board.side} board",
-                                       tuple(off)),))
-    cells = [board.index_of_name[n] for n in names]
-    mask = board.mask_of(cells)
-    pid = pos.table.index_of_mask.get(mask)
-    if pid is None:
-        return Judgement(None, (Reason("K-L1", "not_a_piece", _not_a_piece_message(board, cells), names),))
+    found = locate(pos, board, names, "K-L1", PIECE_WORDS, f"{board.side} × {board.side} board")
+    if isinstance(found, Judgement):
+        return found
+    pid, mask = found
     if pos.is_legal(colour, pid):
         return Judgement(pid, ())
     reasons: list[Reason] = []
@@ -56,7 +38,7 @@ def judge_placement(pos: Position, board: SquareBoard, colours: tuple[str, ...],
                               names))
     taken = mask & pos.occupied
     if taken:
-        detail = ", ".join(f"{board.names[c]} by {_owner(pos, colours, c)}" for c in board.cells_of(taken))
+        detail = ", ".join(f"{board.names[c]} by {owner_name(pos, colours, c)}" for c in board.cells_of(taken))
         reasons.append(Reason("K-L1", "occupied", f"already covered: {detail}", board.names_of(taken)))
     if pos.own[colour] == 0:
         if not mask & pos.allowed_starts(colour):
@@ -85,38 +67,3 @@ def _contact_reasons(board: SquareBoard, cname: str, own: int, mask: int) -> lis
         out.append(Reason("K-L3", "no_corner_contact", f"the piece touches no {cname} piece at a corner",
                           board.names_of(mask)))
     return out
-
-
-def _not_a_piece_message(board: SquareBoard, cells: list[int]) -> str:
-    if len(cells) > 5:
-        return f"{len(cells)} squares: a piece has 1 to 5"
-    groups = _edge_groups(board, cells)
-    if len(groups) > 1:
-        parts = " | ".join(", ".join(board.names[c] for c in g) for g in groups)
-        return f"the squares are not joined side to side ({parts})"
-    return f"these {len(cells)} squares form none of the 21 pieces"
-
-
-def _edge_groups(board: SquareBoard, cells: list[int]) -> list[list[int]]:
-    left = set(cells)
-    groups = []
-    while left:
-        stack = [min(left)]
-        left.discard(stack[0])
-        group = []
-        while stack:
-            c = stack.pop()
-            group.append(c)
-            for n in board.edge_neighbours[c]:
-                if n in left:
-                    left.discard(n)
-                    stack.append(n)
-        groups.append(sorted(group))
-    return groups
-
-
-def _owner(pos: Position, colours: tuple[str, ...], cell: int) -> str:
-    for c, own in enumerate(pos.own):
-        if own >> cell & 1:
-            return colours[c]
-    return "another piece"

@@ -6,15 +6,13 @@ the 8 rotations and reflections, moved so its lowest column and row are 0; disti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 from engine.polyform.bits import mask_of
+from engine.polyform.pieces import Piece, Shape, oriented_shapes
 from engine.polyform.table import PlacementTable, build_table
 
 from .board import SquareBoard, square_board
-
-Shape = frozenset[tuple[int, int]]
 
 
 def _shape(text: str) -> tuple[tuple[int, int], ...]:
@@ -30,16 +28,6 @@ _CANONICAL: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = tuple((label, 
     ("I4", "a1,b1,c1,d1"), ("L4", "a1,b1,a2,a3"), ("T4", "a1,b1,c1,b2"), ("Z4", "a1,b1,b2,c2"),
     ("O", "a1,b1,a2,b2"), ("I3", "a1,b1,c1"), ("V3", "a1,b1,a2"), ("2", "a1,b1"), ("1", "a1"),
 ))
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One of the 21 pieces: its number (0–20), label, size and distinct fixed orientations."""
-
-    index: int
-    label: str
-    size: int
-    orientations: tuple[Shape, ...]
 
 
 def normalise(cells: Shape | set[tuple[int, int]]) -> Shape:
@@ -80,12 +68,9 @@ def placement_table(side: int) -> PlacementTable[SquareBoard]:
     board = square_board(side)
     masks: list[int] = []
     pieces: list[int] = []
-    for piece in all_pieces():
-        for shape in piece.orientations:
-            max_x = max(c[0] for c in shape)
-            max_y = max(c[1] for c in shape)
-            for dy in range(side - max_y):
-                for dx in range(side - max_x):
-                    masks.append(mask_of((y + dy) * side + x + dx for x, y in shape))
-                    pieces.append(piece.index)
+    for piece, shape, max_x, max_y in oriented_shapes(all_pieces()):
+        for dy in range(side - max_y):
+            for dx in range(side - max_x):
+                masks.append(mask_of((y + dy) * side + x + dx for x, y in shape))
+                pieces.append(piece.index)
     return build_table(board, masks, pieces, PIECE_COUNT)

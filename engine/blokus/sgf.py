@@ -15,11 +15,12 @@ from pathlib import Path
 from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
-from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
-from engine.polyform.notation import join_move
-from engine.polyform.sgf_text import SgfNode, SgfSyntaxError, escape, parse_main_line
+from engine.core.record import Record
+from engine.polyform.sgf_record import load_sgf, record_of_sgf, root_properties, sgf_of_events
+from engine.polyform.sgf_record import player_keys as sgf_player_keys
+from engine.polyform.sgf_text import SgfNode
 
-from .events import BlokusPass, BlokusPlace, canonical_squares, split_squares
+from .events import READER, BlokusPass, BlokusPlace
 from .variants import VARIANTS, Variant, variant_from_options
 
 #: Variant of each Pentobi game name.
@@ -34,41 +35,17 @@ def move_keys(variant: Variant) -> tuple[str, ...]:
 
 def player_keys(variant: Variant) -> tuple[str, ...]:
     """The SGF properties naming the players: ``PB``/``PW`` for two players, else ``P1``…"""
-    return ("PB", "PW") if variant.players == 2 else tuple(f"P{i + 1}" for i in range(variant.players))
+    return sgf_player_keys(variant.players)
 
 
 def loads(text: str, source: str = "SGF") -> Record:
     """The record held by Blokus SGF text; bad input raises ``RecordError`` naming the line."""
-    try:
-        nodes = parse_main_line(text)
-    except SgfSyntaxError as exc:
-        raise RecordError([RecordProblem(exc.line, str(exc))], source) from None
-    if not nodes:
-        raise RecordError([RecordProblem(1, "the SGF holds no node")], source)
-    root = nodes[0]
-    try:
-        header, variant = _header(root)
-    except EngineError as exc:
-        raise RecordError([RecordProblem(root.line, str(exc))], source) from None
-    lines: list[RecordLine] = []
-    problems: list[RecordProblem] = []
-    for node in nodes:
-        try:
-            events = _node_events(node, variant)
-        except (EngineError, ValueError) as exc:
-            problems.append(RecordProblem(node.line, str(exc)))
-            continue
-        for ev in events:
-            lines.append(RecordLine(seq=len(lines) + 1, line=node.line, event=ev))
-    if problems:
-        raise RecordError(problems, source)
-    return Record(header=header, lines=lines)
+    return record_of_sgf(text, source, _header, _node_events)
 
 
 def load(path: str | Path) -> Record:
     """Read a ``.blksgf`` file (the only I/O here; parsing is :func:`loads`)."""
-    p = Path(path)
-    return loads(read_record_text(p), str(p))
+    return load_sgf(path, loads)
 
 
 def _header(root: SgfNode) -> tuple[Header, Variant]:
@@ -101,25 +78,13 @@ def _node_events(node: SgfNode, variant: Variant) -> list[Event]:
         c = keys.index(key)
         colour = variant.colour_names[c]
         seat = variant.owner[c]
-        for value in values:
-            if not value.strip():
-                out.append(BlokusPass(player=seat, colour=colour))
-            else:
-                cells = canonical_squares(split_squares(value.strip().lower()))
-                out.append(BlokusPlace(player=seat, colour=colour, cells=cells))
+        out.extend(READER.sgf_moves(values, seat, colour))
     return out
 
 
 def dumps(header: Header, events: Iterable[Event]) -> str:
     """Blokus SGF text of a blokus or blokus_duo game: root properties, then one node per placed piece."""
     variant = variant_from_options(header.game, header.options, len(header.players))
-    root = [f"GM[{variant.sgf_name}]", "FF[4]", "CA[UTF-8]", "AP[Table Companion]"]
-    root.extend(f"{k}[{escape(name)}]" for k, name in zip(player_keys(variant), header.players, strict=True))
     keys = move_keys(variant)
-    out = ["(;" + "".join(root)]
-    for ev in events:
-        if isinstance(ev, BlokusPlace):
-            out.append(f";{keys[variant.colour_names.index(ev.colour)]}[{join_move(ev.cells)}]")
-        elif not isinstance(ev, BlokusPass):
-            raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
-    return "\n".join(out) + ")\n"
+    return sgf_of_events(root_properties(variant.sgf_name, header.players), events, BlokusPlace, BlokusPass,
+                         lambda colour: keys[variant.colour_names.index(colour)])

@@ -8,46 +8,27 @@ Reason codes and what Pentobi's GTP engine answers for them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.core.verdict import Reason
+from engine.polyform.judgement import Judgement, PieceWords, locate, owner_name
 
-from .board import Board
 from .pieces import all_pieces
 from .position import Position
 from .variants import COLOURS
 
 #: Reason codes meaning "not a placement of any piece" (B-L1).
 INVALID_CODES = frozenset({"off_board", "not_a_piece"})
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The placement number (``None`` if the cells form no piece) and every rule broken."""
-
-    placement: int | None
-    reasons: tuple[Reason, ...]
-
-    @property
-    def legal(self) -> bool:
-        return not self.reasons
+#: How messages speak of the pieces.
+PIECE_WORDS = PieceWords("triangle", 6, "edge to edge", 22)
 
 
 def judge_placement(pos: Position, colour: int, names: tuple[str, ...]) -> Judgement:
     """Judge laying ``names`` for ``colour`` (0-based) in ``pos``, ignoring whose turn it is."""
     board = pos.table.board
     cname = COLOURS[colour]
-    off = [n for n in names if n not in board.index_of_name]
-    if off:
-        what = "triangle" if len(off) == 1 else "triangles"
-        return Judgement(None, (Reason("B-L1", "off_board",
-                                       f"{_join(off)}: {what} not on the {board.size}-triangle board",
-                                       tuple(off)),))
-    cells = [board.index_of_name[n] for n in names]
-    mask = board.mask_of(cells)
-    pid = pos.table.index_of_mask.get(mask)
-    if pid is None:
-        return Judgement(None, (Reason("B-L1", "not_a_piece", _not_a_piece_message(board, cells), names),))
+    found = locate(pos, board, names, "B-L1", PIECE_WORDS, f"{board.size}-triangle board")
+    if isinstance(found, Judgement):
+        return found
+    pid, mask = found
     reasons: list[Reason] = []
     piece = all_pieces()[pos.table.pieces[pid]]
     if not pos.unused[colour] >> piece.index & 1:
@@ -56,7 +37,7 @@ def judge_placement(pos: Position, colour: int, names: tuple[str, ...]) -> Judge
                               f"{cname} has already played its piece {piece.label} ({size})", names))
     taken = mask & pos.occupied
     if taken:
-        detail = ", ".join(f"{board.names[c]} by {_owner(pos, c)}" for c in board.cells_of(taken))
+        detail = ", ".join(f"{board.names[c]} by {owner_name(pos, COLOURS, c)}" for c in board.cells_of(taken))
         reasons.append(Reason("B-L1", "occupied", f"already covered: {detail}", board.names_of(taken)))
     if pos.own[colour] == 0:
         reasons.extend(_start_reasons(pos, colour, mask))
@@ -126,41 +107,6 @@ def _alternate_reasons(pos: Position, colour: int, mask: int, pid: int) -> list[
     return [Reason("B-L5", "alternate_contact",
                    f"{text}; with the alternate rule pieces of one colour meet only corner to corner",
                    board.names_of(bad_new | bad_old))]
-
-
-def _not_a_piece_message(board: Board, cells: list[int]) -> str:
-    if len(cells) > 6:
-        return f"{len(cells)} triangles: a piece has 1 to 6"
-    groups = _edge_groups(board, cells)
-    if len(groups) > 1:
-        parts = " | ".join(_join([board.names[c] for c in g]) for g in groups)
-        return f"the triangles are not joined edge to edge ({parts})"
-    return f"these {len(cells)} triangles form none of the 22 pieces"
-
-
-def _edge_groups(board: Board, cells: list[int]) -> list[list[int]]:
-    left = set(cells)
-    groups = []
-    while left:
-        stack = [min(left)]
-        left.discard(stack[0])
-        group = []
-        while stack:
-            c = stack.pop()
-            group.append(c)
-            for n in board.edge_neighbours[c]:
-                if n in left:
-                    left.discard(n)
-                    stack.append(n)
-        groups.append(sorted(group))
-    return groups
-
-
-def _owner(pos: Position, cell: int) -> str:
-    for c, own in enumerate(pos.own):
-        if own >> cell & 1:
-            return COLOURS[c]
-    return "another piece"
 
 
 def _join(names: list[str] | tuple[str, ...]) -> str:

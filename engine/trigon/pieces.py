@@ -7,12 +7,10 @@ corners on the lattice, then translating back to a normal position; distinct res
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 from engine.core.lattice import TriLattice
-
-Shape = frozenset[tuple[int, int]]
+from engine.polyform.pieces import Piece, Shape
 
 _LATTICE = TriLattice(0)
 
@@ -41,16 +39,6 @@ _CANONICAL: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = (
     ("2", ((1, 0), (2, 0))),
     ("1", ((0, 0),)),
 )
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One of the 22 pieces: its number (0–21), label, size and distinct fixed orientations."""
-
-    index: int
-    label: str
-    size: int
-    orientations: tuple[Shape, ...]
 
 
 def normalise(cells: Shape | set[tuple[int, int]], up_parity: int = 0) -> Shape:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from engine.polyform.bits import mask_of
+from engine.polyform.pieces import oriented_shapes
 from engine.polyform.table import PlacementTable, build_table
 
 from .board import Board, board_of_side
@@ -25,26 +27,20 @@ def placement_table(side: int) -> PlacementTable[Board]:
     index_of_xy = board.index_of_xy
     masks: list[int] = []
     pieces: list[int] = []
-    for piece in all_pieces():
-        for shape in piece.orientations:
-            max_x = max(c[0] for c in shape)
-            max_y = max(c[1] for c in shape)
-            for dy in range(0, board.height - max_y):
-                for dx in range(-max_x, board.width):
-                    if (dx + dy) % 2 != parity:
-                        continue
-                    cells = []
-                    for x, y in shape:
-                        i = index_of_xy.get((x + dx, y + dy))
-                        if i is None:
-                            break
-                        cells.append(i)
-                    else:
-                        m = 0
-                        for i in cells:
-                            m |= 1 << i
-                        masks.append(m)
-                        pieces.append(piece.index)
+    for piece, shape, max_x, max_y in oriented_shapes(all_pieces()):
+        for dy in range(0, board.height - max_y):
+            for dx in range(-max_x, board.width):
+                if (dx + dy) % 2 != parity:
+                    continue
+                cells = []
+                for x, y in shape:
+                    i = index_of_xy.get((x + dx, y + dy))
+                    if i is None:
+                        break
+                    cells.append(i)
+                else:
+                    masks.append(mask_of(cells))
+                    pieces.append(piece.index)
     return build_table(board, masks, pieces, PIECE_COUNT)
 
 

@@ -17,12 +17,12 @@ from typing import Any
 from engine.core.errors import EngineError
 from engine.core.events import Event
 from engine.core.header import Header
-from engine.core.record import Record, RecordError, RecordLine, RecordProblem, read_record_text
-from engine.polyform.sgf_text import SgfNode, SgfSyntaxError, parse_main_line
+from engine.core.record import Record
+from engine.polyform.sgf_record import load_sgf, player_keys, record_of_sgf, root_properties, sgf_of_events
+from engine.polyform.sgf_text import SgfNode
 from engine.polyform.sgf_text import escape as _escape
 
-from .events import TrigonPass, TrigonPlace
-from .notation import canonical_cells, join_move, split_move
+from .events import READER, TrigonPass, TrigonPlace
 from .variants import COLOURS, VARIANTS, Rules, rules_from_options
 
 #: The private property carrying options Pentobi's format cannot express.
@@ -35,36 +35,12 @@ _SETUP = ("AB", "AW", "AE", "A1", "A2", "A3", "A4")
 
 def loads(text: str, source: str = "SGF") -> Record:
     """The record held by Blokus SGF text; bad input raises ``RecordError`` naming the line."""
-    try:
-        nodes = parse_main_line(text)
-    except SgfSyntaxError as exc:
-        raise RecordError([RecordProblem(exc.line, str(exc))], source) from None
-    if not nodes:
-        raise RecordError([RecordProblem(1, "the SGF holds no node")], source)
-    root = nodes[0]
-    try:
-        header, rules = _header(root)
-    except EngineError as exc:
-        raise RecordError([RecordProblem(root.line, str(exc))], source) from None
-    lines: list[RecordLine] = []
-    problems: list[RecordProblem] = []
-    for node in nodes:
-        try:
-            events = _node_events(node, rules)
-        except (EngineError, ValueError) as exc:
-            problems.append(RecordProblem(node.line, str(exc)))
-            continue
-        for ev in events:
-            lines.append(RecordLine(seq=len(lines) + 1, line=node.line, event=ev))
-    if problems:
-        raise RecordError(problems, source)
-    return Record(header=header, lines=lines)
+    return record_of_sgf(text, source, _header, _node_events)
 
 
 def load(path: str | Path) -> Record:
     """Read a ``.blksgf`` file (the only I/O here; parsing is :func:`loads`)."""
-    p = Path(path)
-    return loads(read_record_text(p), str(p))
+    return load_sgf(path, loads)
 
 
 def _header(root: SgfNode) -> tuple[Header, Rules]:
@@ -93,7 +69,7 @@ def _header(root: SgfNode) -> tuple[Header, Rules]:
 
 
 def _player_names(root: SgfNode, count: int) -> list[str]:
-    keys = ["PB", "PW"] if count == 2 else [f"P{i + 1}" for i in range(count)]
+    keys = player_keys(count)
     defaults = {1: ["Solo"], 2: ["Blue and red", "Yellow and green"]}.get(
         count, [c.capitalize() for c in COLOURS[:count]])
     return [(root.props.get(k) or [defaults[i]])[0] or defaults[i] for i, k in enumerate(keys)]
@@ -115,12 +91,7 @@ def _node_events(node: SgfNode, rules: Rules) -> list[Event]:
             raise EngineError(f"move {key}[…]: {rules.variant.id} has colours 1–{len(names)}")
         colour = names[number - 1]
         seat = rules.variant.owner[number - 1]
-        for value in values:
-            if not value.strip():
-                out.append(TrigonPass(player=seat, colour=colour))
-            else:
-                cells = canonical_cells(split_move(value.strip().lower()))
-                out.append(TrigonPlace(player=seat, colour=colour, cells=cells))
+        out.extend(READER.sgf_moves(values, seat, colour))
     return out
 
 
@@ -132,20 +103,13 @@ def dumps(header: Header, events: Iterable[Event]) -> str:
     """
     rules = rules_from_options(header.options, len(header.players))
     variant = rules.variant
-    root = [f"GM[{variant.sgf_name}]", "FF[4]", "CA[UTF-8]", "AP[Table Companion]"]
-    keys = ["PB", "PW"] if variant.players == 2 else [f"P{i + 1}" for i in range(variant.players)]
-    root.extend(f"{k}[{_escape(name)}]" for k, name in zip(keys, header.players, strict=True))
+    root = root_properties(variant.sgf_name, header.players)
     pentobi = {"variant": VARIANT_OF_GAME_NAME.get(variant.sgf_name), "alternate_contact": False,
                "symmetric_start": False}
     if rules.options_json() != pentobi:
         root.append(f"{OPTIONS_PROPERTY}[{_escape(json.dumps(rules.options_json(), sort_keys=True))}]")
-    out = ["(;" + "".join(root)]
-    for ev in events:
-        if isinstance(ev, TrigonPlace):
-            out.append(f";{variant.colour_names.index(ev.colour) + 1}[{join_move(ev.cells)}]")
-        elif not isinstance(ev, TrigonPass):
-            raise EngineError(f"a Blokus SGF holds only placed pieces, not {ev.type} events")
-    return "\n".join(out) + ")\n"
+    return sgf_of_events(root, events, TrigonPlace, TrigonPass,
+                         lambda colour: str(variant.colour_names.index(colour) + 1))
 
 
 def options_of(header: Header) -> dict[str, Any]:

@@ -10,10 +10,8 @@ with every count checked against the reference.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 from companion_api.cli.common import CliError
@@ -22,20 +20,16 @@ from engine.blokus import VARIANTS, BlokusPass, BlokusPlace
 from engine.blokus.board import square_board
 from engine.blokus.pieces import placement_table
 from engine.core import Header, Session
-from engine.polyform import Position, perft
+from engine.polyform import Position
 from engine.polyform.notation import canonical_cells
+from lab.bench.polyform_common import add_replay, first, ms_stats, perft_table, read_fixture, setup_seconds, timed_perft
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "blokus"
 #: Depth of the deeper perft from the empty board (its first two plies are played, not counted).
 DEEP = 3
 
 
 def _read(name: str) -> list[dict[str, Any]]:
-    path = FIXTURES / name
-    if not path.exists():
-        raise CliError(f"{path}: reference data not found (the blokus benchmark needs the test fixtures)")
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
+    return read_fixture("blokus", name)
 
 
 def _header(variant: str) -> Header:
@@ -64,39 +58,12 @@ def _position(variant: str, moves: list[dict[str, Any]]) -> Position:
     return pos
 
 
-def ms_stats(samples: list[float]) -> tuple[float, float, float]:
-    """Median, p95 and max of durations in seconds, as milliseconds."""
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return statistics.median(ordered) * 1e3, p95 * 1e3, max(ordered) * 1e3
-
-
-def timed_perft(pos: Position, colour: int, depth: int) -> tuple[int, float, float]:
-    """Perft nodes, wall seconds and CPU seconds."""
-    t, cpu = time.perf_counter(), time.process_time()
-    nodes = perft(pos, colour, depth)
-    return nodes, time.perf_counter() - t, time.process_time() - cpu
-
-
-def perft_table(title: str, rows: dict[str, tuple[int, float, float, int]]) -> str:
-    """The perft table: per row label (positions, nodes, wall s, CPU s) with nodes per second."""
-    out: list[list[Any]] = [[label, k, n, s, u, n / s if s else 0.0, n / u if u else 0.0]
-                            for label, (n, s, u, k) in rows.items()]
-    return format_table(["positions", "count", "perft(2) nodes", "wall s", "CPU s", "nodes/s wall", "nodes/s CPU"],
-                        out, title=title)
-
-
 def run_game(args: argparse.Namespace, game: str) -> int:
     variants = [v for v in VARIANTS.values() if v.game == game]
     games = [g for g in _read("games.jsonl") if VARIANTS[g["variant"]].game == game]
     perfts = [p for p in _read("perft.jsonl") if p["depth"] == 2 and VARIANTS[p["variant"]].game == game]
-    if args.games is not None:
-        games = games[: args.games]
-        perfts = perfts[: args.games]
-    t0 = time.perf_counter()
-    for side in sorted({v.side for v in variants}):
-        placement_table(side)  # build the placement tables before timing
-    setup_s = time.perf_counter() - t0
+    games, perfts = first(games, args.games), first(perfts, args.games)
+    setup_s = setup_seconds(lambda: [placement_table(side) for side in sorted({v.side for v in variants})])
 
     gen: dict[str, list[float]] = {}
     moves: dict[str, list[int]] = {}
@@ -113,12 +80,7 @@ def run_game(args: argparse.Namespace, game: str) -> int:
             if "move" in ply:
                 moves.setdefault(v, []).append(count)
             session.submit(ev)
-        t = time.perf_counter()
-        session = Session(_header(v))
-        for ev in events:
-            session.submit(ev)
-        n, s = replay.get(v, (0, 0.0))
-        replay[v] = (n + len(events), s + time.perf_counter() - t)
+        add_replay(replay, v, _header(v), events)
     rows: list[list[Any]] = []
     for v, samples in gen.items():
         med, p95, worst = ms_stats(samples)

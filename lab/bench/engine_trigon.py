@@ -9,32 +9,25 @@ when replaying the games through a ``Session``, and perft depth-2 nodes per seco
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 from companion_api.cli.common import CliError
 from companion_api.cli.text_table import format_table
-from engine.core import Header, Session
+from engine.core import Header
 from engine.trigon import TrigonPass, TrigonPlace, TrigonState
 from engine.trigon.notation import canonical_cells
-from engine.trigon.perft import perft
 from engine.trigon.variants import COLOURS, VARIANTS
+from lab.bench.polyform_common import add_replay, first, ms_stats, perft_table, read_fixture, setup_seconds, timed_perft
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "trigon"
 PLAYERS = {"trigon": 4, "trigon_2": 2, "trigon_3": 3}
 #: Timings of one perft position are the median of this many runs.
 REPEATS = 5
 
 
 def _read(name: str) -> list[dict[str, Any]]:
-    path = FIXTURES / name
-    if not path.exists():
-        raise CliError(f"{path}: reference data not found (the trigon benchmark needs the test fixtures)")
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
+    return read_fixture("trigon", name)
 
 
 def _header(variant: str) -> Header:
@@ -52,22 +45,11 @@ def _event(variant: str, ply: dict[str, Any]) -> TrigonPlace | TrigonPass:
     return TrigonPass(player=seat, colour=colour)
 
 
-def _ms(samples: list[float]) -> tuple[float, float, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return statistics.median(ordered) * 1e3, p95 * 1e3, max(ordered) * 1e3
-
-
 def run(args: argparse.Namespace) -> int:
     games = _read("games.jsonl")
     perfts = [p for p in _read("perft.jsonl") if p["depth"] == 2]
-    if args.games is not None:
-        games = games[: args.games]
-        perfts = perfts[: args.games]
-    t0 = time.perf_counter()
-    for side_variant in ("trigon", "trigon_3"):
-        TrigonState.new(_header(side_variant))  # build the placement tables before timing
-    setup_s = time.perf_counter() - t0
+    games, perfts = first(games, args.games), first(perfts, args.games)
+    setup_s = setup_seconds(lambda: [TrigonState.new(_header(v)) for v in ("trigon", "trigon_3")])
 
     gen: dict[str, list[float]] = {}
     moves: dict[str, list[int]] = {}
@@ -83,16 +65,11 @@ def run(args: argparse.Namespace) -> int:
             moves.setdefault(v, []).append(len(found))
             state.apply(_event(v, ply))
         events = [_event(v, ply) for ply in g["plies"]]
-        t = time.perf_counter()
-        session = Session(_header(v))
-        for ev in events:
-            session.submit(ev)
-        n, s = replay.get(v, (0, 0.0))
-        replay[v] = (n + len(events), s + time.perf_counter() - t)
+        add_replay(replay, v, _header(v), events)
 
     rows: list[list[Any]] = []
     for v, samples in gen.items():
-        med, p95, worst = _ms(samples)
+        med, p95, worst = ms_stats(samples)
         n, s = replay[v]
         rows.append([v, "game positions", len(samples), round(statistics.mean(moves[v])), med, p95, worst,
                      n / s if s else 0.0])
@@ -103,9 +80,8 @@ def run(args: argparse.Namespace) -> int:
     perft_nodes: dict[str, tuple[int, float, float, int]] = {}
     for v in ("trigon", "trigon_3"):
         state = TrigonState.new(_header(v))
-        t, cpu = time.perf_counter(), time.process_time()
-        nodes = perft(state.pos, 0, 2)
-        perft_nodes[f"{v}, empty board"] = (nodes, time.perf_counter() - t, time.process_time() - cpu, 1)
+        nodes, elapsed, cpu = timed_perft(state.pos, 0, 2)
+        perft_nodes[f"{v}, empty board"] = (nodes, elapsed, cpu, 1)
     for line in perfts:
         v = line["variant"]
         state = TrigonState.new(_header(v))
@@ -125,19 +101,17 @@ def run(args: argparse.Namespace) -> int:
             list(state.legal_placements())
             repeats.append(time.perf_counter() - t)
         perft_events.setdefault(v, []).append(statistics.median(repeats))
-        t, cpu = time.perf_counter(), time.process_time()
-        nodes = perft(state.pos, c, 2)
-        elapsed, cpu = time.perf_counter() - t, time.process_time() - cpu
+        nodes, elapsed, cpu = timed_perft(state.pos, c, 2)
         if nodes != line["nodes"]:
             raise CliError(f"perft mismatch at {v} seed {line['seed']} ply {line['ply']}: {nodes} != {line['nodes']}")
         n, s, u, k = perft_nodes.get(v, (0, 0.0, 0.0, 0))
         perft_nodes[v] = (n + nodes, s + elapsed, u + cpu, k + 1)
     for v, samples in perft_gen.items():
-        med, p95, worst = _ms(samples)
+        med, p95, worst = ms_stats(samples)
         rows.append([v, f"perft positions (median of {REPEATS})", len(samples),
                      round(statistics.mean(perft_moves[v])), med, p95, worst, ""])
     for v, samples in perft_events.items():
-        med, p95, worst = _ms(samples)
+        med, p95, worst = ms_stats(samples)
         rows.append([v, "perft positions, as sorted place events", len(samples),
                      round(statistics.mean(perft_moves[v])), med, p95, worst, ""])
 
@@ -145,12 +119,9 @@ def run(args: argparse.Namespace) -> int:
         ["variant", "positions", "count", "mean moves", "gen ms median", "gen ms p95", "gen ms max", "events/s"],
         rows, title=f"Trigon legal-move generation (placement tables built in {setup_s:.2f} s)"))
     print()
-    prow: list[list[Any]] = [[v if "," in v else f"{v}, game positions", k, n, s, u, n / s if s else 0.0,
-                              n / u if u else 0.0] for v, (n, s, u, k) in perft_nodes.items()]
+    prow = {v if "," in v else f"{v}, game positions": row for v, row in perft_nodes.items()}
     total = [sum(x[i] for x in perft_nodes.values()) for i in range(4)]
-    prow.append(["all", total[3], total[0], total[1], total[2], total[0] / total[1] if total[1] else 0.0,
-                 total[0] / total[2] if total[2] else 0.0])
-    print(format_table(["positions", "count", "perft(2) nodes", "wall s", "CPU s", "nodes/s wall", "nodes/s CPU"],
-                       prow, title="Trigon perft depth 2 (every count at game positions checked against the "
-                       "reference; wall time includes waiting for a shared CPU, CPU time does not)"))
+    prow["all"] = (int(total[0]), total[1], total[2], int(total[3]))
+    print(perft_table("Trigon perft depth 2 (every count at game positions checked against the "
+                      "reference; wall time includes waiting for a shared CPU, CPU time does not)", prow))
     return 0

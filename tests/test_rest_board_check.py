@@ -16,6 +16,8 @@ from companion_api.tracker_source import watch_of
 from engine.core.events import EventMeta
 from engine.core.header import Header
 from engine.core.session import Session
+from engine.trigon.state import TrigonState
+from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import vertices
 from vision.tracker.base import CellCheck
 from vision.tracker.observer import Frame
@@ -41,7 +43,9 @@ def _trigon() -> tuple[Session, Any]:
 
 def _grown(session: Session, start: tuple[str, ...], size: int) -> list[str]:
     """``start`` grown by side-sharing free triangles to ``size`` (one connected group)."""
-    board = session.state.pos.table.board
+    state = session.state
+    assert isinstance(state, TrigonState)
+    board = state.pos.table.board
     group = list(start)
     while len(group) < size:
         for c in list(group):
@@ -135,8 +139,11 @@ def test_rest_tracker_reports_differs_with_the_cells_and_back_to_ok_by_itself() 
             kinds += [o.kind for o in tracker.feed(i, i * 0.1, np.zeros((48, 64, 3), np.uint8))]
         return kinds
 
-    assert tracker.board_check.status == "waiting"
-    assert rest() == [] and tracker.board_check.status == "ok"
+    def status() -> str:
+        return tracker.board_check.status
+
+    assert status() == "waiting"
+    assert rest() == [] and status() == "ok"
     board.update({c: "blue" for c in _grown(session, first.cells, MAX_PIECE + 3)})
     assert rest() == [] and rest() == []
     check = tracker.board_check
@@ -147,7 +154,7 @@ def test_rest_tracker_reports_differs_with_the_cells_and_back_to_ok_by_itself() 
     assert watch.to_json()["cells"][0]["seen"] == {"colour": "blue"}
     board.clear()
     board.update({c: "blue" for c in first.cells})
-    assert rest() == ["place"] and tracker.board_check.status == "ok"
+    assert rest() == ["place"] and status() == "ok"
     assert watch_of(tracker.board_check, watch).status == "ok"
 
 
@@ -218,8 +225,9 @@ def test_tiles_an_illegal_tile_left_on_the_table_is_no_baseline_M_P1() -> None:
     assert _check(f, session, _tiles(table)) == [("1,0", None, {"values": [0, 0, 0]})]
     table[(-1, 0)] = (4, 1, 2)  # the player lays a matching tile elsewhere, the refused one still there
     assert _look(f, session, table, 3.0) == ["place"]
-    placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal]
-    assert [ev.values for ev in placed] == [(2, 3, 4), (4, 1, 2)]
+    placed = [ev.values for s, ev in session.effective_events()
+              if isinstance(ev, TilePlace) and session.entries[s - 1].verdict.legal]
+    assert placed == [(2, 3, 4), (4, 1, 2)]
     # the refused tile still lying there is judged afresh against the new record, then shown
     assert _look(f, session, table, 3.3) == ["illegal"]
     assert session.entries[-1].verdict.legal is False

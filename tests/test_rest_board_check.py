@@ -239,3 +239,32 @@ def test_tile_cells_are_named_as_the_phone_names_them() -> None:
         assert tile_cell_name(cell, fld) == _tile_cell(list(cell), fld)
     assert tile_cell_name((0, 0), 1) == "0,0@1"
     assert CellCheck("0,0@1", None, {"values": [1, 2, 3]}).cell == "0,0@1"
+
+
+def test_rest_tracker_takes_the_players_word_on_a_persistent_misread() -> None:
+    session, first = _trigon()
+    board: dict[str, str] = {c: "blue" for c in first.cells}
+    tracker = RestTracker(session.header, lambda frame: _trigon_reading(board))
+    clock = iter(range(10_000))
+
+    def rest() -> list[str]:
+        tracker.request_full_read()
+        kinds: list[str] = []
+        for _ in range(12):
+            i = next(clock)
+            kinds += [o.kind for o in tracker.feed(i, i * 0.1, np.zeros((48, 64, 3), np.uint8))]
+        return kinds
+
+    def cells() -> list[str]:
+        return [c.cell for c in tracker.board_check.cells]
+
+    assert rest() == ["place"]
+    misread = first.cells[0]
+    board[misread] = "green"  # read so at every look
+    assert rest() == [] and cells() == [misread]
+    tracker.trust_record([misread])
+    assert tracker.board_check.status == "ok"
+    assert rest() == [] and tracker.board_check.status == "ok"  # still read green: the word holds
+    board[misread] = "red"  # read otherwise now: looked at as usual
+    assert rest() == [] and cells() == [misread]
+    assert tracker.board_check.cells[0].seen == {"colour": "red"}

@@ -154,6 +154,10 @@ class RestTracker(TrackerBase[RestStats]):
         self._dirty: NDArray[np.bool_] = np.zeros((1, 1), bool)
         self._near = self._dirty  # the changed pixels and their neighbours (two pixels around)
         self._ref_small: NDArray[np.float32] | None = None
+        #: the differences found at the last read, and the cells the players said the record is
+        #: right on, with what the camera saw there then (a difference no more while it sees that)
+        self._differences: tuple[CellCheck, ...] = ()
+        self._vouched: dict[str, Any] = {}
 
     # -- public -------------------------------------------------------------------------------
     def request_full_read(self) -> None:
@@ -173,6 +177,22 @@ class RestTracker(TrackerBase[RestStats]):
         entry = super().submit(event)
         self.request_full_read()
         return entry
+
+    def trust_record(self, cells: list[str]) -> None:
+        """The players say the record is right on ``cells`` (named as the watch names them) and the
+        camera wrong: those cells are no difference while the camera keeps seeing them as now."""
+        for c in self._differences:
+            if c.cell in cells:
+                self._vouched[c.cell] = c.seen
+        self._set_check()
+
+    def _set_check(self) -> None:
+        """``board_check`` from the last read's differences, the players' word taken; a word given
+        on a cell whose reading changed since (or that now agrees) is forgotten."""
+        now = {c.cell: c.seen for c in self._differences}
+        self._vouched = {c: seen for c, seen in self._vouched.items() if c in now and now[c] == seen}
+        cells = tuple(c for c in self._differences if c.cell not in self._vouched)
+        self.board_check = BoardCheck("differs", cells) if cells else BoardCheck("ok")
 
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:
@@ -300,8 +320,8 @@ class RestTracker(TrackerBase[RestStats]):
         self._last_cover = None
         self._processed = True
         # the whole picture was read and judged: what the follower could not commit is a difference
-        checks = self.follower.board_check(self.session, reading, self._fresh)
-        self.board_check = BoardCheck("differs", tuple(checks)) if checks else BoardCheck("ok")
+        self._differences = tuple(self.follower.board_check(self.session, reading, self._fresh))
+        self._set_check()
         return outputs
 
 

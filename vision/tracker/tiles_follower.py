@@ -19,8 +19,10 @@ through the corners of its laid tiles (:mod:`tile_lattice`). At each rest:
 4. An attempt still refused is reported once it has been seen the same at two rests in a row,
    and ``cleared`` when it is taken away. The last tile gone, or its cell showing other values,
    at two rests in a row is undone.
-5. An attempt is at most one tile: two or more new tiles at one look are never committed nor
-   reported (who laid which is not known); the board differs until one is left. After every look
+5. An attempt is at most one tile: two or more new tiles beside the fields at one look are never
+   committed nor reported (who laid which is not known); the board differs until one is left. A
+   tile that would open a field is chosen among every loose tile in view (hands, the pile) as
+   before, and is no difference until it is laid. After every look
    :meth:`TilesFollower.board_check` lists the cells where the reading and the record's board
    disagree (a laid tile seen gone or with other values, a new tile), leaving out what is being
    looked at again before it is decided.
@@ -163,7 +165,7 @@ class TilesFollower:
         cands = self._candidates(state, new, loose)
         self._cands = cands
         out: list[Decision] = []
-        if _tiles_in([c for c in cands if c.key != self._reported]) > 1:
+        if len({(c.field, c.cell) for c in cands if not c.new_field and c.key != self._reported}) > 1:
             # more than one turn can hold (two tiles, say a take-back and the next move merged):
             # nothing is committed; the board differs until it is one tile again
             self._unsure.reset()
@@ -223,8 +225,8 @@ class TilesFollower:
                     continue
                 out.append(CellCheck(tile_cell_name(cell, f), {"values": list(values)},
                                      None if got is None else {"values": list(got.values)}))
-        for c in self._cands:
-            if (c.field, c.cell) not in self._held and c.cell not in (
+        for c in self._cands:  # a tile opening a field is one of the tiles in view (hands, the pile)
+            if not c.new_field and (c.field, c.cell) not in self._held and c.cell not in (
                     state.tables[c.field].cells if c.field < len(state.tables) else {}):
                 out.append(CellCheck(tile_cell_name(c.cell, c.field), None, {"values": list(c.values)}))
         return out
@@ -519,12 +521,6 @@ def tile_cell_name(cell: Cell, fld: int) -> str:
     """A tile's cell as the table's watch names it: ``"x,y"`` on field 0, ``"x,y@F"`` on field F."""
     name = f"{cell[0]},{cell[1]}"
     return name if not fld else f"{name}@{fld}"
-
-
-def _tiles_in(cands: list[Candidate]) -> int:
-    """How many tiles the placements ``cands`` stand for (on a lattice: one per cell; opening a field:
-    one each, as they all lie at the new field's origin)."""
-    return len({(c.field, c.cell) for c in cands if not c.new_field}) + sum(c.new_field for c in cands)
 
 
 def _cell_text(c: Candidate) -> str:

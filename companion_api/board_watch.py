@@ -13,7 +13,7 @@ that differ, keeps watching, and returns to ``ok`` by itself once board and reco
 A cell's ``record`` / ``seen`` is what lies there (``null``: nothing), in the game's own terms:
 Triolet ``{"value": 11, "wild": false}`` (a wild: ``{"value": null, "wild": true}``), Trigon and
 Blokus ``{"colour": "blue"}``, Triominos and Trio Domino ``{"values": [0, 1, 2]}`` with the cell
-named ``"x,y"``.
+named ``"x,y"`` (``"x,y@F"`` on field F).
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ region that reaches in from the picture's edge is a hand or an arm (:func:`~.cov
 and nothing is read until it leaves; a change over most of the picture is the camera or the
 table moved, and the picture is read at once. Otherwise the whole picture is read by the game's
 one-picture reader and the game's follower turns the reading into events
-(:mod:`trigon_follower`, :mod:`tiles_follower`). The tile games have no board to locate, so a
-grid over the whole picture serves for both.
+(:mod:`trigon_follower`, :mod:`tiles_follower`), which then list where the reading and the
+record's board disagree (``board_check``: ``ok`` or ``differs`` with the cells). The tile games
+have no board to locate, so a grid over the whole picture serves for both.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.core.events import EventMeta
+from engine.core.events import Event, EventMeta
 from engine.core.header import Header
-from engine.core.session import Session
+from engine.core.session import Entry, Session
 
 from .appearance import Appearance, AppearanceConfig, change_map, light_residual, observe, register
-from .base import BoardCheck, TrackerBase
+from .base import BoardCheck, CellCheck, TrackerBase
 from .cover import find_cover
 from .follower import Decision, Fresh
 from .motion import NoiseFloor
@@ -49,6 +50,11 @@ class PictureFollower(Protocol):
         """Submit to ``session`` what ``reading`` (``None``: nothing found) implies; return it.
         ``fresh(points_px)`` says which picture points lie where the picture has changed since
         the tracker started (a new tile or piece can only be there)."""
+        ...
+
+    def board_check(self, session: Session, reading: Any, fresh: Fresh | None = None) -> list[CellCheck]:
+        """After ``decide``: the cells where ``reading`` and the record's board disagree (none: they
+        agree), but for what is being looked at again before it is decided."""
         ...
 
 
@@ -148,6 +154,10 @@ class RestTracker(TrackerBase[RestStats]):
         self._dirty: NDArray[np.bool_] = np.zeros((1, 1), bool)
         self._near = self._dirty  # the changed pixels and their neighbours (two pixels around)
         self._ref_small: NDArray[np.float32] | None = None
+        #: the differences found at the last read, and the cells the players said the record is
+        #: right on, with what the camera saw there then (a difference no more while it sees that)
+        self._differences: tuple[CellCheck, ...] = ()
+        self._vouched: dict[str, Any] = {}
 
     # -- public -------------------------------------------------------------------------------
     def request_full_read(self) -> None:
@@ -160,6 +170,29 @@ class RestTracker(TrackerBase[RestStats]):
         self._prev = None
         self._noise.clear()
         self.request_full_read()
+
+    def submit(self, event: Event) -> Entry:
+        """A manual event (from the phone), judged and logged; the board is checked against the
+        changed record at the next stable moment."""
+        entry = super().submit(event)
+        self.request_full_read()
+        return entry
+
+    def trust_record(self, cells: list[str]) -> None:
+        """The players say the record is right on ``cells`` (named as the watch names them) and the
+        camera wrong: those cells are no difference while the camera keeps seeing them as now."""
+        for c in self._differences:
+            if c.cell in cells:
+                self._vouched[c.cell] = c.seen
+        self._set_check()
+
+    def _set_check(self) -> None:
+        """``board_check`` from the last read's differences, the players' word taken; a word given
+        on a cell whose reading changed since (or that now agrees) is forgotten."""
+        now = {c.cell: c.seen for c in self._differences}
+        self._vouched = {c: seen for c, seen in self._vouched.items() if c in now and now[c] == seen}
+        cells = tuple(c for c in self._differences if c.cell not in self._vouched)
+        self.board_check = BoardCheck("differs", cells) if cells else BoardCheck("ok")
 
     # -- per frame ----------------------------------------------------------------------------
     def _feed(self, frame: Frame) -> list[TrackerOutput]:
@@ -286,8 +319,9 @@ class RestTracker(TrackerBase[RestStats]):
         self._ref_frame = frame
         self._last_cover = None
         self._processed = True
-        # the whole picture was read and judged: the follower holds back what it cannot commit
-        self.board_check = BoardCheck("ok")
+        # the whole picture was read and judged: what the follower could not commit is a difference
+        self._differences = tuple(self.follower.board_check(self.session, reading, self._fresh))
+        self._set_check()
         return outputs
 
 

@@ -19,6 +19,13 @@ through the corners of its laid tiles (:mod:`tile_lattice`). At each rest:
 4. An attempt still refused is reported once it has been seen the same at two rests in a row,
    and ``cleared`` when it is taken away. The last tile gone, or its cell showing other values,
    at two rests in a row is undone.
+5. An attempt is at most one tile: two or more new tiles beside the fields at one look are never
+   committed nor reported (who laid which is not known); the board differs until one is left. A
+   tile that would open a field is chosen among every loose tile in view (hands, the pile) as
+   before, and is no difference until it is laid. After every look
+   :meth:`TilesFollower.board_check` lists the cells where the reading and the record's board
+   disagree (a laid tile seen gone or with other values, a new tile), leaving out what is being
+   looked at again before it is decided.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import cells_at_vertex, edge_neighbours, vertices
 from engine.tritiles.state import TileGameState
 
+from .base import CellCheck
 from .follower import Decision, Fresh, SeenTwice, committed_places, corrected_trial, undo_decision
 from .observer import Frame
 from .tile_lattice import MAX_FIT_ERROR, FieldMap, fit_field_map, origin_placement, place_on_lattice
@@ -121,11 +129,18 @@ class TilesFollower:
         self._unsure = SeenTwice()  # a new tile read unsure
         #: how sure the reader was of each laid tile (field, cell) when it was committed
         self._sure: dict[tuple[int, Cell], float] = {}
+        #: the last look: where each seen tile lies on the fields, and the new tiles as placements
+        self._fits: list[Candidate | None] = []
+        self._cands: list[Candidate] = []
+        #: cells (field, cell) being looked at again before they are decided (no difference yet)
+        self._held: set[tuple[int, Cell]] = set()
 
     # -- the decision ------------------------------------------------------------------------
     def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
                fresh: Fresh | None = None) -> list[Decision]:
         self.recheck_at = None
+        self._held = set()
+        self._cands = []
         state = session.state
         assert isinstance(state, TileGameState)
         seen = _seen_tiles(reading)
@@ -135,6 +150,7 @@ class TilesFollower:
             self._follow_camera(state, seen)
         maps = [self._map(f) for f in range(len(state.tables))]
         fits = [self._on_fields(state, maps, t) for t in seen]
+        self._fits = fits
         laid = {(f, c) for f, t in enumerate(state.tables) for c in t.cells}
         on_laid = {(c.field, c.cell) for c in fits if c is not None and (c.field, c.cell) in laid}
         self._refresh_points(state, [c for c in fits if c is not None and (c.field, c.cell) in laid])
@@ -147,12 +163,20 @@ class TilesFollower:
                if c is not None and ok and (c.field, c.cell) not in laid]
         loose = [t for t, c, ok in zip(seen, fits, is_fresh, strict=True) if c is None and ok]
         cands = self._candidates(state, new, loose)
+        self._cands = cands
         out: list[Decision] = []
+        if len({(c.field, c.cell) for c in cands if not c.new_field and c.key != self._reported}) > 1:
+            # more than one turn can hold (two tiles, say a take-back and the next move merged):
+            # nothing is committed; the board differs until it is one tile again
+            self._unsure.reset()
+            self._suspect.reset()
+            return out
         seen_laid = {(c.field, c.cell): c for c in fits if c is not None and (c.field, c.cell) in laid}
         for cand in cands:
             if cand.tile.confidence < SURE_ENOUGH and not self._unsure.confirmed(cand.key):
                 # read unsure (a finger still on it, a blurred corner): the same reading twice first
                 self.recheck_at = frame.t + RECHECK_AFTER
+                self._held.add((cand.field, cand.cell))
                 return out
             decided = self._try_place(session, cand, meta, seen_laid)
             if decided:
@@ -171,6 +195,7 @@ class TilesFollower:
             return out
         if not self._suspect.confirmed(key):
             self.recheck_at = frame.t + RECHECK_AFTER
+            self._held.add((attempt.field, attempt.cell))
             return out
         if self._reported is not None:
             out.append(self._cleared())
@@ -180,6 +205,30 @@ class TilesFollower:
         self._reported_region = _region(attempt.tile.corners)
         out.append(Decision("illegal", event, entry.verdict, entry, (_cell_text(attempt),),
                             confidence=attempt.tile.confidence, region_px=_region(attempt.tile.corners)))
+        return out
+
+    def board_check(self, session: Session, reading: Any, fresh: Fresh | None = None) -> list[CellCheck]:
+        """The cells where the last look (already decided) and the record's board disagree, as
+        ``{"values": [a, b, c]}`` (``None``: no tile) with the cell named ``"x,y"`` or ``"x,y@F"`` on
+        field F; nothing before the first tile is laid and seen (no lattice to name cells by)."""
+        state = session.state
+        assert isinstance(state, TileGameState)
+        seen: dict[tuple[int, Cell], Candidate] = {}
+        for c in self._fits:
+            if c is not None and ((c.field, c.cell) not in seen or c.error < seen[(c.field, c.cell)].error):
+                seen[(c.field, c.cell)] = c
+        out: list[CellCheck] = []
+        for f, table in enumerate(state.tables):
+            for cell, values in table.cells.items():
+                got = seen.get((f, cell))
+                if (f, cell) in self._held or (got is not None and got.values == tuple(values)):
+                    continue
+                out.append(CellCheck(tile_cell_name(cell, f), {"values": list(values)},
+                                     None if got is None else {"values": list(got.values)}))
+        for c in self._cands:  # a tile opening a field is one of the tiles in view (hands, the pile)
+            if not c.new_field and (c.field, c.cell) not in self._held and c.cell not in (
+                    state.tables[c.field].cells if c.field < len(state.tables) else {}):
+                out.append(CellCheck(tile_cell_name(c.cell, c.field), None, {"values": list(c.values)}))
         return out
 
     def _cleared(self) -> Decision:
@@ -468,8 +517,14 @@ def _region(corners: F64) -> tuple[float, float, float, float]:
     return float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max())
 
 
+def tile_cell_name(cell: Cell, fld: int) -> str:
+    """A tile's cell as the table's watch names it: ``"x,y"`` on field 0, ``"x,y@F"`` on field F."""
+    name = f"{cell[0]},{cell[1]}"
+    return name if not fld else f"{name}@{fld}"
+
+
 def _cell_text(c: Candidate) -> str:
     return f"{c.field}:{c.cell[0]},{c.cell[1]}"
 
 
-__all__ = ["Candidate", "SeenTile", "TilesFollower"]
+__all__ = ["Candidate", "SeenTile", "TilesFollower", "tile_cell_name"]

@@ -11,6 +11,13 @@ corrected when every event keeps its verdict.
 A committed piece whose triangles are all gone at two rests in a row is undone (only the last one:
 earlier pieces are under the later ones' contact rules). A reading that does not show 80 % of the
 triangles already laid in their colours (a grid placed a row off) is not used at all.
+
+An attempt is at most one piece: a refused group larger than the largest piece (``MAX_PIECE``
+triangles), or one beside another new group of two triangles or more that is no stray, is never
+reported nor committed; the board then differs from the record. After every look :meth:`TrigonFollower.board_check`
+lists the triangles where the reading and the record's board disagree (a committed triangle seen
+gone or in another colour, a new triangle where the picture changed), leaving out what is being
+looked at again before it is decided and colour bled beside a piece.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from engine.core.session import Session
 from engine.trigon.events import TrigonPlace, place
 from engine.trigon.state import TrigonState
 
+from .base import CellCheck
 from .follower import Decision, Fresh, SeenTwice, committed_places, corrected_trial, undo_decision
 from .observer import Frame
 
@@ -39,6 +47,8 @@ STRAY_CONFIDENCE = 0.9
 MAX_STRAY = 2
 #: with this many triangles laid, a reading must show this share of them in their colours to be used
 TRUST_AFTER, TRUST_SHARE = 6, 0.8
+#: triangles in the largest piece (B-L1): a larger refused group is more than one turn
+MAX_PIECE = 6
 
 
 class TrigonFollower:
@@ -50,22 +60,21 @@ class TrigonFollower:
         self._suspect = SeenTwice()  # an attempt the engine refuses, seen once
         self._gone = SeenTwice()  # the last piece seen gone
         self._board: tuple[int, NDArray[np.float64]] | None = None
+        #: triangles being looked at again before they are decided (no difference yet)
+        self._held: frozenset[str] = frozenset()
 
     def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
                fresh: Fresh | None = None) -> list[Decision]:
         self.recheck_at = None
+        self._held = frozenset()
         if reading is None:
             return []
         state = session.state
         assert isinstance(state, TrigonState)
         board = state.pos.table.board
-        committed = {c["cell"]: c["colour"] for c in state.board_json()["cells"]}
-        seen = {c.cell: c.colour for c in reading.cells if c.cell in board.index_of_name}
-        confidence = {c.cell: float(c.confidence) for c in reading.cells}
+        committed, seen, confidence = _views(state, reading)
         last = _last_place(session)
-        earlier = {c: col for c, col in committed.items() if last is None or c not in last[1].cells}
-        if len(earlier) >= TRUST_AFTER and sum(seen.get(c) == col for c, col in earlier.items()) \
-                < TRUST_SHARE * len(earlier):
+        if not _trusted(committed, seen, last):
             # the board as read does not show the pieces laid before the last one (a grid placed a
             # row off, a misread board): nothing it says can be trusted; look again later
             self.recheck_at = frame.t + RECHECK_AFTER
@@ -114,8 +123,17 @@ class TrigonFollower:
             return [done, *self.decide(session, reading, frame, meta, fresh)]
         if attempt == self._reported or self._stray(state, attempt, committed, confidence):
             return []
+        others = [g for g in groups if g != attempt and g != self._reported and len(g[1]) >= 2
+                  and not self._stray(state, g, committed, confidence)]
+        if len(cells) > MAX_PIECE or others:
+            # more than one piece can hold: no attempt; the board differs until it is one again
+            self._suspect.reset()
+            if self._reported is not None and self._reported not in groups:
+                out.append(self._cleared())
+            return out
         if not self._suspect.confirmed(attempt):  # look again before telling the players
             self.recheck_at = frame.t + RECHECK_AFTER
+            self._held = cells
             return []
         if self._reported is not None:
             old = tuple(sorted(self._reported[1]))
@@ -124,6 +142,33 @@ class TrigonFollower:
         self._reported = attempt
         out.append(Decision("illegal", event, entry.verdict, entry, event.cells, region_px=self._region(event.cells)))
         return out
+
+    def _cleared(self) -> Decision:
+        assert self._reported is not None
+        gone = tuple(sorted(self._reported[1]))
+        self._reported = None
+        return Decision("cleared", None, None, None, gone, region_px=self._region(gone))
+
+    def board_check(self, session: Session, reading: Any, fresh: Fresh | None = None) -> list[CellCheck]:
+        """The triangles where ``reading`` (the last look, already decided) and the record's board
+        disagree, as ``{"colour": ...}`` (``None``: empty); none when the reading is missing or too
+        far off the laid pieces to be trusted (see the module docstring)."""
+        if reading is None:
+            return []
+        state = session.state
+        assert isinstance(state, TrigonState)
+        committed, seen, confidence = _views(state, reading)
+        if not _trusted(committed, seen, _last_place(session)):
+            return []
+        out = [CellCheck(c, {"colour": col}, None if c not in seen else {"colour": seen[c]})
+               for c, col in committed.items() if seen.get(c) != col and c not in self._held]
+        new = {c: col for c, col in seen.items() if c not in committed}
+        for colour, cells in _groups(state.pos.table.board, new):
+            if cells & self._held or not self._fresh(cells, fresh) \
+                    or self._stray(state, (colour, cells), committed, confidence):
+                continue
+            out.extend(CellCheck(c, None, {"colour": colour}) for c in cells)
+        return sorted(out, key=lambda c: c.cell)
 
     def _stray(self, state: TrigonState, attempt: tuple[str, frozenset[str]], committed: dict[str, str],
                confidence: dict[str, float]) -> bool:
@@ -149,8 +194,9 @@ class TrigonFollower:
             gone = all(c not in seen for c in last[1].cells) and (
                 not others or sum(c in seen for c in others) >= 0.7 * len(others))
         if not self._gone.confirmed(last[0] if gone and last is not None else None):
-            if gone:
+            if gone and last is not None:
                 self.recheck_at = frame.t + RECHECK_AFTER
+                self._held = frozenset(last[1].cells)
             return None
         assert last is not None
         seq, ev = last
@@ -243,6 +289,21 @@ def _largest_legal_within(state: TrigonState, cells: set[str], confidence: dict[
         if best is None or key > best[:2]:
             best = (key[0], key[1], ev.cells)
     return None if best is None else best[2]
+
+
+def _views(state: TrigonState, reading: Any) -> tuple[dict[str, str], dict[str, str], dict[str, float]]:
+    """The record's triangles (name → colour), the ones read, and how sure each reading is."""
+    board = state.pos.table.board
+    committed = {c["cell"]: c["colour"] for c in state.board_json()["cells"]}
+    seen = {c.cell: c.colour for c in reading.cells if c.cell in board.index_of_name}
+    return committed, seen, {c.cell: float(c.confidence) for c in reading.cells}
+
+
+def _trusted(committed: dict[str, str], seen: dict[str, str], last: tuple[int, TrigonPlace] | None) -> bool:
+    """Whether a reading shows enough of the pieces laid before the last one in their colours."""
+    earlier = {c: col for c, col in committed.items() if last is None or c not in last[1].cells}
+    return len(earlier) < TRUST_AFTER or sum(seen.get(c) == col for c, col in earlier.items()) \
+        >= TRUST_SHARE * len(earlier)
 
 
 def _last_place(session: Session) -> tuple[int, TrigonPlace] | None:

@@ -1,0 +1,133 @@
+"""The rest tracker follows Blokus Classic and Duo (``vision.tracker.blokus_follower``): short games of
+the engine's own random legal moves, rendered by ``lab/render/blokus.py`` with one fixed camera and
+an arm reaching in for every piece, are followed move for move (K-L1…K-L4) with no false event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from companion_api.cli import main
+from engine.core.events import EventMeta
+from engine.core.header import Header
+from engine.core.session import Session
+from lab.render.blokus import BlokusGameFrames, blokus_game_frames
+from vision.blokus.reading import BlokusReading, BlokusSquare
+from vision.tracker.blokus_follower import BlokusFollower, square_at, square_name, turned
+from vision.tracker.observer import Frame
+from vision.tracker.picture_readers import oracle_reader, real_reader
+from vision.tracker.rest_tracker import RestTracker
+
+FPS = 8.0
+#: (game, seed, players, moves); the seeds give boards turned by different quarter turns
+GAMES = [("blokus", 1, 4, 6), ("blokus", 4, 2, 5), ("blokus_duo", 2, 2, 5)]
+
+
+@pytest.fixture(scope="module")
+def games() -> dict[tuple[str, int], BlokusGameFrames]:
+    return {(g, s): blokus_game_frames(s, g, p, m) for g, s, p, m in GAMES}
+
+
+def _follow(g: BlokusGameFrames, reader: Any) -> list[dict[str, Any]]:
+    tracker = RestTracker(g.header, reader)
+    out: list[dict[str, Any]] = []
+    for i, image in enumerate(g.frames):
+        out.extend(o.to_json() for o in tracker.feed(i, i / FPS, image))
+    return out
+
+
+def _check_exact(g: BlokusGameFrames, lines: list[dict[str, Any]]) -> None:
+    truth = [(ev.colour, ",".join(ev.cells)) for ev, _ in g.moves]
+    got = [(ln["colour"], ln["cells"]) for ln in lines if ln["type"] == "place"]
+    assert got == truth
+    assert [ln["type"] for ln in lines] == ["place"] * len(truth)  # no illegal, undo, correct or cleared
+
+
+@pytest.mark.parametrize(("game", "seed"), [(g, s) for g, s, _, _ in GAMES])
+def test_oracle_readings_are_followed_exactly(games: dict[tuple[str, int], BlokusGameFrames], game: str,
+                                              seed: int) -> None:
+    g = games[(game, seed)]
+    assert len(g.moves) >= 5
+    _check_exact(g, _follow(g, oracle_reader(game, lambda i: g.labels[i] if 0 <= i < len(g.labels) else None)))
+
+
+@pytest.mark.parametrize(("game", "seed"), [pytest.param(g, s, marks=[pytest.mark.slow] if p == 4 else [])
+                                            for g, s, p, _ in GAMES])
+def test_the_real_reader_is_followed_exactly(games: dict[tuple[str, int], BlokusGameFrames], game: str,
+                                             seed: int) -> None:
+    g = games[(game, seed)]
+    _check_exact(g, _follow(g, real_reader(game)))
+
+
+def test_the_board_is_read_turned_in_the_picture(games: dict[tuple[str, int], BlokusGameFrames]) -> None:
+    """The seeds above show the board under more than one quarter turn (else the frame search is untested)."""
+    turns = set()
+    for game, seed, _, _ in GAMES:
+        g = games[(game, seed)]
+        f = BlokusFollower()
+        session = Session(g.header)
+        at = g.moves[0][1]  # the first piece at rest
+        reading = oracle_reader(game, lambda i: g.labels[i])(Frame(at, 9.0, g.frames[at]))  # noqa: B023
+        kinds = [d.kind for d in f.decide(session, reading, Frame(at, 9.0, g.frames[at]), EventMeta())]
+        assert kinds == ["place"]
+        turns.add(f.turns)
+    assert len(turns) >= 2
+
+
+def test_quarter_turns_and_names_agree() -> None:
+    for n in (14, 20):
+        for col, row in ((0, 0), (3, 7), (n - 1, 2)):
+            assert square_at(square_name(col, row, n), n) == (col, row)
+            assert turned(*turned(col, row, n, 1), n, 3) == (col, row)
+            assert turned(col, row, n, 4) == (col, row)
+        assert turned(0, 0, n, 1) == (n - 1, 0)  # the top-left corner goes to the top-right
+
+
+def _reading(game: str, cells: dict[str, str]) -> BlokusReading:
+    return BlokusReading(game, (), tuple(BlokusSquare(c, col, 0.99) for c, col in cells.items()), 1.0)
+
+
+def test_a_first_piece_off_every_start_is_reported_then_cleared_K_L2() -> None:
+    header = Header(game="blokus_duo", players=("A", "B"))
+    session = Session(header)
+    f = BlokusFollower()
+
+    def look(cells: dict[str, str], t: float) -> list[str]:
+        return [d.kind for d in f.decide(session, _reading("blokus_duo", cells), Frame(0, t, np.zeros((1, 1, 3))),
+                                         EventMeta(ts=t))]
+
+    bad = {"g7": "purple", "h7": "purple"}  # the middle of the board: no start square under any turn
+    assert look(bad, 1.0) == []
+    assert look(bad, 1.3) == ["illegal"]
+    assert f.turns is None
+    assert look({}, 2.0) == ["cleared"]
+    # purple's piece on the start square of the picture's bottom-left quarter: the board is turned
+    assert look({"e5": "purple", "e4": "purple"}, 3.0) == ["place"]
+    assert f.turns is not None and f.turns != 0
+    assert {c["cell"] for c in session.state.board_json()["cells"]} == {"e10", "d10"}
+
+
+def test_companion_replay_follows_a_blokus_frame_folder(games: dict[tuple[str, int], BlokusGameFrames],
+                                                        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    g = games[("blokus_duo", 2)]
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i, image in enumerate(g.frames):
+        cv2.imwrite(str(folder / f"frame_{i:04d}.jpg"), image)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(x) + "\n" for x in g.labels), encoding="utf-8")
+    record = tmp_path / "game.jsonl"
+    code = main(["replay", "--game", "blokus_duo", "--players", "2", str(folder), "--fps", str(FPS),
+                 "--labels", str(labels), "--record", str(record), "--quiet"])
+    cap = capsys.readouterr()
+    assert code == 0, cap.err
+    lines = [json.loads(x) for x in cap.out.splitlines()]
+    assert lines[-1]["summary"] is True
+    _check_exact(g, lines[:-1])
+    assert all({"frame", "ts", "score", "totals"} <= set(ln) for ln in lines[:-1])
+    assert main(["check", str(record)]) == 0

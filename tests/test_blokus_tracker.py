@@ -131,3 +131,36 @@ def test_companion_replay_follows_a_blokus_frame_folder(games: dict[tuple[str, i
     _check_exact(g, lines[:-1])
     assert all({"frame", "ts", "score", "totals"} <= set(ln) for ln in lines[:-1])
     assert main(["check", str(record)]) == 0
+
+
+def test_serve_follows_a_blokus_game_from_its_frames(games: dict[tuple[str, int], BlokusGameFrames],
+                                                     tmp_path: Path) -> None:
+    """``serve --game blokus_duo --source video:…``: the table's source runs the tracker ``tracker_for``
+    picks (the real square reader) and the phone's event list shows every piece."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from companion_api.app import create_app
+    from companion_api.settings import Settings
+    from companion_api.table import SourceContext, TableSource
+    from companion_api.tracker_source import TrackerSource
+
+    g = games[("blokus_duo", 2)]
+
+    def make(ctx: SourceContext) -> TableSource:
+        frames = ((i, i / FPS, image) for i, image in enumerate(g.frames))
+        return TrackerSource("test", ctx, pace=False, frames=frames)
+
+    app = create_app(Settings(game="blokus_duo", players=["P1", "P2"], db=tmp_path / "t.sqlite3"),
+                     source_factory=make)
+    with TestClient(app) as c:
+        viewer = app.state.tokens.viewer
+        deadline = time.monotonic() + 60
+        events: list[dict[str, Any]] = []
+        while len(events) < len(g.moves) and time.monotonic() < deadline:
+            time.sleep(0.1)
+            events = c.get("/api/events", params={"token": viewer}).json()["events"]
+        assert app.state.table.source_error is None
+    assert [(e["colour"], e["cells"]) for e in events] == [(ev.colour, ",".join(ev.cells)) for ev, _ in g.moves]
+    assert all(e["legal"] for e in events)

@@ -164,3 +164,33 @@ def test_serve_follows_a_blokus_game_from_its_frames(games: dict[tuple[str, int]
         assert app.state.table.source_error is None
     assert [(e["colour"], e["cells"]) for e in events] == [(ev.colour, ",".join(ev.cells)) for ev, _ in g.moves]
     assert all(e["legal"] for e in events)
+
+
+def test_a_camera_moved_round_the_table_keeps_the_game_K_B1() -> None:
+    """The picture's frame turns a quarter (the camera moved to the next side): the pieces laid are
+    found under the new turn, nothing is reported, and the next piece is named as the engine names it."""
+    header = Header(game="blokus_duo", players=("A", "B"))
+    session = Session(header)
+    f = BlokusFollower()
+
+    def seen_from(turns: int, engine: dict[str, str]) -> BlokusReading:
+        view = {}
+        for name, colour in engine.items():
+            col, row = turned(*square_at(name, 14), 14, 4 - turns)
+            view[square_name(col, row, 14)] = colour
+        return _reading("blokus_duo", view)
+
+    def look(reading: BlokusReading, t: float) -> list[str]:
+        return [d.kind for d in f.decide(session, reading, Frame(0, t, np.zeros((1, 1, 3))), EventMeta(ts=t))]
+
+    board = {"e10": "purple", "d10": "purple"}
+    assert look(seen_from(0, board), 1.0) == ["place"] and f.turns == 0
+    board |= {"j5": "orange", "j4": "orange"}
+    assert look(seen_from(0, board), 2.0) == ["place"]
+    for t in (3.0, 3.5, 4.0):  # the camera moved: the same board, turned
+        assert look(seen_from(1, board), t) == []
+    assert f.turns == 1
+    board |= {"f9": "purple", "f8": "purple", "f7": "purple"}
+    assert look(seen_from(1, board), 5.0) == ["place"]
+    assert {c["cell"] for c in session.state.board_json()["cells"] if c["colour"] == "purple"} == \
+        {"e10", "d10", "f9", "f8", "f7"}

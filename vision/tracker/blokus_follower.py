@@ -6,8 +6,9 @@ The reader names squares in the picture's frame (the board edge nearest the top 
 is the top edge, K-B1), while each colour starts in its own corner (K-L2: classic blue ``a20``,
 Duo purple ``e10``). Which quarter turn takes the picture's frame to the engine's is settled by
 the first piece: the one turn under which the first colour's piece covers its starting square.
-It holds for the rest of the game (a fixed camera), and is looked for again if that first piece
-is taken back.
+After that, each reading is taken under the turn that shows the most laid squares in their
+colours (a camera moved round the table, or looking along a diagonal where the picture's top
+edge is a toss-up); the turn is looked for again if the first piece is taken back.
 """
 
 from __future__ import annotations
@@ -81,7 +82,19 @@ class BlokusFollower(PieceFollower):
         state: Any = session.state
         n = int(state.board.side)
         if committed_places(session, BlokusPlace):
-            return self._names(reading, n, self.turns or 0)
+            # the turn under which the reading shows the most laid squares in their colours (the
+            # picture's frame flips when the camera is moved round the table or looks along a diagonal)
+            laid = {c["cell"]: c["colour"] for c in state.board_json()["cells"]}
+            best = self.turns or 0
+            named = self._names(reading, n, best)
+            agree = sum(named[0].get(c) == col for c, col in laid.items())
+            for turns in range(4):
+                other = self._names(reading, n, turns)
+                score = sum(other[0].get(c) == col for c, col in laid.items())
+                if score > agree:
+                    best, named, agree = turns, other, score
+            self.turns = best
+            return named
         self.turns = None
         mover = state.to_move().colour
         for turns in range(4):

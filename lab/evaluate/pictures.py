@@ -138,7 +138,7 @@ def score_blokus_game(name: str, game: Any, observer_kind: str = "oracle", optio
     from engine.core.record import RecordLine
     from vision.tracker.picture_readers import real_reader
 
-    labels = [{**lab, "frame": i, "ts": i / fps, "phase": "idle"} for i, lab in enumerate(game.labels)]
+    labels = [{"phase": "idle", **lab, "frame": i, "ts": i / fps} for i, lab in enumerate(game.labels)]
     events = [dataclasses.replace(ev, meta=EventMeta(frame=f, ts=f / fps)) for ev, f in game.moves]
     record = Record(game.header, [RecordLine(k + 1, k + 1, ev) for k, ev in enumerate(events)])
     gid = game.header.game

@@ -241,20 +241,25 @@ def _on_table(rng: np.random.Generator, tex: U8, grid: list[list[str | None]], g
 @dataclass(frozen=True)
 class BlokusGameFrames:
     """A short rendered game: the frames (BGR), each frame's labels (INTERFACES §3 reading JSON of
-    what is in view: ``board.corners_px`` and ``cells`` named in the picture's frame), the header
-    and the place events played (engine names), each with the first frame showing it at rest."""
+    what is in view: ``board.corners_px`` and ``cells`` named in the picture's frame, and the
+    ``phase``: ``idle``, or ``takeback`` while a wrong piece is on the board), the header, the
+    place events played (engine names) each with the first frame showing it at rest, and the
+    wrong pieces laid and taken back (colour, squares, first frame at rest)."""
 
     frames: list[U8]
     labels: list[dict[str, object]]
     header: Header
     moves: list[tuple[BlokusPlace, int]]
+    wrong: list[tuple[str, tuple[str, ...], int]]
 
 
-def blokus_game_frames(seed: int, game: str = "blokus", players: int = 4, moves: int = 6, hold: int = 6
-                       ) -> BlokusGameFrames:
+def blokus_game_frames(seed: int, game: str = "blokus", players: int = 4, moves: int = 6, hold: int = 6,
+                       takeback: float = 0.0) -> BlokusGameFrames:
     """A game of ``moves`` random legal pieces (the engine's own moves, chosen by ``seed``) seen by
     one fixed camera: the empty board, then per move two frames of an arm reaching in over the
-    new piece and ``hold`` frames of the table at rest."""
+    new piece and ``hold`` frames of the table at rest. With chance ``takeback`` a move is
+    preceded by a wrong piece laid, left for ``2 × hold`` frames and taken back: a piece of 3+
+    squares the mover could lay, but in the next colour's plastic (not that colour's turn, K-L4)."""
     import random
 
     from engine.core.session import Session
@@ -263,36 +268,53 @@ def blokus_game_frames(seed: int, game: str = "blokus", players: int = 4, moves:
     session = Session(header)
     pick = random.Random(seed)
     n = SIZES[game]
-    grids: list[list[list[str | None]]] = [[[None] * n for _ in range(n)]]
-    played: list[BlokusPlace] = []
+    colours = list(PIECE_RGB[game])
+    empty: list[list[str | None]] = [[None] * n for _ in range(n)]
+    # scenes: (grid, what: start / move / wrong / back, the move or the wrong piece)
+    scenes: list[tuple[list[list[str | None]], str, object]] = [(empty, "start", None)]
+
+    def painted(grid: list[list[str | None]], cells: tuple[str, ...], colour: str) -> list[list[str | None]]:
+        out = [row[:] for row in grid]
+        for name in cells:
+            out[n - int(name[1:])]["abcdefghijklmnopqrst".index(name[0])] = colour
+        return out
+
     for _ in range(moves):
         options = list(session.state.legal_placements())
         if not options:
             break
+        last = scenes[-1][0]
+        big = [o for o in options if len(getattr(o, "cells", ())) >= 3]
+        if takeback > 0 and big and pick.random() < takeback:
+            w = pick.choice(big)
+            assert isinstance(w, BlokusPlace)
+            other = colours[(colours.index(w.colour) + 1) % len(colours)]
+            scenes.append((painted(last, w.cells, other), "wrong", (other, w.cells)))
+            scenes.append((last, "back", None))
         event = pick.choice(options)
         assert isinstance(event, BlokusPlace)
         session.submit(event)
-        played.append(event)
-        grid = [row[:] for row in grids[-1]]
-        for name in event.cells:
-            col, row = "abcdefghijklmnopqrst".index(name[0]), n - int(name[1:])
-            grid[row][col] = event.colour
-        grids.append(grid)
-    renders = render_blokus_game(seed, grids, game)
+        scenes.append((painted(last, event.cells, event.colour), "move", event))
+    renders = render_blokus_game(seed, [g for g, _, _ in scenes], game)
     frames: list[U8] = []
     labels: list[dict[str, object]] = []
     moves_at: list[tuple[BlokusPlace, int]] = []
+    wrong_at: list[tuple[str, tuple[str, ...], int]] = []
     arm_rng = np.random.default_rng([seed, 3])
-    for k, r in enumerate(renders):
-        label = _labels_of(r)
+    for k, (r, (_, what, item)) in enumerate(zip(renders, scenes, strict=True)):
+        label = {**_labels_of(r), "phase": "takeback" if what in ("wrong", "back") else "idle"}
         if k > 0:
-            for step in (0.6, 1.0):  # an arm from the picture's bottom edge over the new piece
+            for step in (0.6, 1.0):  # an arm from the picture's bottom edge over what changed
                 frames.append(_with_arm(r.image, renders[k - 1], r, step, arm_rng))
                 labels.append(label)
-            moves_at.append((played[k - 1], len(frames)))
-        frames.extend([r.image] * hold)
-        labels.extend([label] * hold)
-    return BlokusGameFrames(frames, labels, header, moves_at)
+            if isinstance(item, BlokusPlace):
+                moves_at.append((item, len(frames)))
+            elif isinstance(item, tuple):
+                wrong_at.append((str(item[0]), tuple(item[1]), len(frames)))
+        still = 2 * hold if what == "wrong" else hold  # a wrong piece lies a while before it is taken back
+        frames.extend([r.image] * still)
+        labels.extend([label] * still)
+    return BlokusGameFrames(frames, labels, header, moves_at, wrong_at)
 
 
 def _labels_of(r: BlokusRender) -> dict[str, object]:

@@ -166,18 +166,19 @@ def _run_pictures(args: argparse.Namespace, videos: list[Path], kinds: list[str]
 
 def _run_blokus(args: argparse.Namespace, kinds: list[str]) -> int:
     """Blokus Classic and Duo: short games of the engine's random legal moves rendered by the
-    square-board renderer (one fixed camera, an arm reaching in for every piece, no take-backs),
+    square-board renderer (one fixed camera, an arm reaching in for every piece, a wrong piece laid
+    and taken back before a quarter of the moves),
     followed by the rest tracker with the oracle or the real square reader."""
     from lab.evaluate.pictures import score_blokus_game
     from lab.render.blokus import blokus_game_frames
     from vision.tracker.rest_tracker import RestOptions
 
     players = 4 if args.game == "blokus" else 2
-    games = [(f"{args.game}_seed{seed}", blokus_game_frames(seed, args.game, players, args.max_events))
+    games = [(f"{args.game}_seed{seed}", blokus_game_frames(seed, args.game, players, args.max_events, takeback=0.25))
              for seed in range(args.seed, args.seed + args.videos)]
     rows: list[list[Any]] = []
     notes = [f"{args.game}: frames from lab/render/blokus.py ({players} players, {args.max_events} pieces a game, "
-             f"{args.fps:g} fps, picture sizes of that renderer)"]
+             f"wrong pieces taken back before 25 % of them, {args.fps:g} fps)"]
     options = RestOptions(stable_seconds=args.stable)
     for kind in kinds:
         if kind in ("locator", "misreads"):

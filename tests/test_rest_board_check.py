@@ -24,7 +24,7 @@ from vision.tracker.observer import Frame
 from vision.tracker.rest_tracker import RestTracker
 from vision.tracker.tile_lattice import FieldMap, vertex_xy
 from vision.tracker.tiles_follower import TilesFollower, tile_cell_name
-from vision.tracker.trigon_follower import MAX_PIECE, TrigonFollower
+from vision.tracker.trigon_follower import TrigonFollower
 from vision.trigon.reading import TrigonCell, TrigonReading
 from vision.tritiles.reading import TileCorner, TileReading, TrianglesReading
 
@@ -63,7 +63,7 @@ def _check(f: Any, session: Session, reading: Any) -> list[tuple[str, Any, Any]]
 def test_trigon_more_than_a_piece_is_never_an_event_and_clears_when_taken_back_B_L1() -> None:
     session, first = _trigon()
     f = TrigonFollower()
-    board: dict[str, str] = {c: "blue" for c in _grown(session, first.cells, MAX_PIECE + 3)}
+    board: dict[str, str] = {c: "blue" for c in _grown(session, first.cells, TrigonFollower.MAX_PIECE + 3)}
     for t in (1.0, 1.3, 1.6, 2.0):  # looked at again and again: never a placement nor an attempt
         assert f.decide(session, _trigon_reading(board), Frame(0, t, BLANK), META) == []
         got = _check(f, session, _trigon_reading(board))
@@ -144,10 +144,10 @@ def test_rest_tracker_reports_differs_with_the_cells_and_back_to_ok_by_itself() 
 
     assert status() == "waiting"
     assert rest() == [] and status() == "ok"
-    board.update({c: "blue" for c in _grown(session, first.cells, MAX_PIECE + 3)})
+    board.update({c: "blue" for c in _grown(session, first.cells, TrigonFollower.MAX_PIECE + 3)})
     assert rest() == [] and rest() == []
     check = tracker.board_check
-    assert check.status == "differs" and len(check.cells) == MAX_PIECE + 3
+    assert check.status == "differs" and len(check.cells) == TrigonFollower.MAX_PIECE + 3
     watch = watch_of(check, Watch.of("ok"))
     assert watch.to_json()["message"] == "board differs from the record"
     assert watch.to_json()["cells"][0]["record"] is None

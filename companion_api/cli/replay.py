@@ -20,7 +20,7 @@ from engine.core.record import dump_record
 from .common import EXIT_NO_BOARD, CliError, emit, writable_file
 from .people import EventTable, add_format
 
-GAMES = ("triolet", "trigon", "triominos", "trio_domino")
+GAMES = ("triolet", "trigon", "blokus", "blokus_duo", "triominos", "trio_domino")
 #: Triolet is followed square by square (``MoveTracker``); the others by whole-picture reads at rest
 #: (``RestTracker``).
 FOLLOWED = GAMES

@@ -26,9 +26,11 @@ TAKEBACK, LIGHT, NUDGE = 0.25, 0.2, 0.15
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="triolet", choices=["triolet", "trigon", "triominos", "trio_domino"],
-                   help="which game (default triolet; trigon and the tile games are followed by whole-picture "
-                        "reads at rest, with the oracle and reader observers only)")
+    p.add_argument("--game", default="triolet",
+                   choices=["triolet", "trigon", "blokus", "blokus_duo", "triominos", "trio_domino"],
+                   help="which game (default triolet; trigon, blokus and the tile games are followed by "
+                        "whole-picture reads at rest, with the oracle and reader observers only; blokus games "
+                        "are rendered stills of one fixed camera, not videos)")
     p.add_argument("--videos", type=int, default=20, help="how many game videos (default 20)")
     p.add_argument("--seed", type=seed_number, default=1, help="seed of the first video (default 1)")
     p.add_argument("--observer", default="oracle,locator,reader",
@@ -85,11 +87,13 @@ def run(args: argparse.Namespace) -> int:
     if args.videos < 1:
         raise CliError("--videos must be at least 1")
     cv2.setNumThreads(args.threads)
-    videos = ensure_videos(args)
     kinds = [k.strip() for k in args.observer.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in ("oracle", "locator", "reader")]
     if unknown or not kinds:
         raise CliError(f"--observer {args.observer}: choose from oracle, locator, reader")
+    if args.game in ("blokus", "blokus_duo"):
+        return _run_blokus(args, kinds)
+    videos = ensure_videos(args)
     if args.misread_rate > 0 and "oracle" in kinds:
         kinds.insert(kinds.index("oracle") + 1, "misreads")
     rows: list[list[Any]] = []
@@ -157,6 +161,38 @@ def _run_pictures(args: argparse.Namespace, videos: list[Path], kinds: list[str]
         if scores:
             rows.append(_row(kind, scores))
     _print(args, videos, rows, notes)
+    return 0
+
+
+def _run_blokus(args: argparse.Namespace, kinds: list[str]) -> int:
+    """Blokus Classic and Duo: short games of the engine's random legal moves rendered by the
+    square-board renderer (one fixed camera, an arm reaching in for every piece, a wrong piece laid
+    and taken back before a quarter of the moves),
+    followed by the rest tracker with the oracle or the real square reader."""
+    from lab.evaluate.pictures import score_blokus_game
+    from lab.render.blokus import blokus_game_frames
+    from vision.tracker.rest_tracker import RestOptions
+
+    players = 4 if args.game == "blokus" else 2
+    games = [(f"{args.game}_seed{seed}", blokus_game_frames(seed, args.game, players, args.max_events, takeback=0.25))
+             for seed in range(args.seed, args.seed + args.videos)]
+    rows: list[list[Any]] = []
+    notes = [f"{args.game}: frames from lab/render/blokus.py ({players} players, {args.max_events} pieces a game, "
+             f"wrong pieces taken back before 25 % of them, {args.fps:g} fps)"]
+    options = RestOptions(stable_seconds=args.stable)
+    for kind in kinds:
+        if kind in ("locator", "misreads"):
+            notes.append(f"{kind}: not measured for {args.game} (its reader locates and reads in one step)")
+            continue
+        scores = []
+        for name, game in games:
+            s = score_blokus_game(name, game, kind, options, args.fps)
+            scores.append(s)
+            _progress(kind, Path(name), s, args.verbose)
+        rows.append(_row(kind, scores))
+    print(format_table(HEADERS, rows, title=f"companion bench replay --game {args.game}: {len(games)} games"))
+    for n in notes:
+        print(n)
     return 0
 
 

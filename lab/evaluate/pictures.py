@@ -6,7 +6,9 @@ the reader names them); for the tile games the same field, cell and corner value
 tracker's lattice is turned onto the truth's (a field's lattice is fixed by its first tile in
 the picture, the truth's by the game; they differ by a turn of 60° steps and a shift).
 Events the camera cannot see (draws, passes, reveals) are given to the tracker as the phone would,
-once the placements before them are committed.
+once the placements before them are committed. A Blokus game (``score_blokus_game``, frames from
+``lab.render.blokus.blokus_game_frames``) is recovered when every piece is committed in order with
+the same colour and squares in the engine's names.
 """
 
 from __future__ import annotations
@@ -126,6 +128,32 @@ def score_picture_video(name: str, frames: Iterable[tuple[int, float, Any]], lab
                             matcher, count_output, on_output)
 
 
+def score_blokus_game(name: str, game: Any, observer_kind: str = "oracle", options: RestOptions | None = None,
+                      fps: float = 8.0) -> VideoScore:
+    """Score the rest tracker on a rendered Blokus game (``BlokusGameFrames``) with the oracle (its
+    labels) or the real square reader."""
+    import dataclasses
+
+    from engine.core.events import EventMeta
+    from engine.core.record import RecordLine
+    from vision.tracker.picture_readers import real_reader
+
+    labels = [{"phase": "idle", **lab, "frame": i, "ts": i / fps} for i, lab in enumerate(game.labels)]
+    events = [dataclasses.replace(ev, meta=EventMeta(frame=f, ts=f / fps)) for ev, f in game.moves]
+    record = Record(game.header, [RecordLine(k + 1, k + 1, ev) for k, ev in enumerate(events)])
+    gid = game.header.game
+    reader = (oracle_reader(gid, lambda i: labels[i] if 0 <= i < len(labels) else None)
+              if observer_kind == "oracle" else real_reader(gid))
+    frames = ((i, i / fps, image) for i, image in enumerate(game.frames))
+
+    def same(t: Event, g: Event, _extra: dict[str, Any]) -> bool:
+        return bool(getattr(t, "colour", None) == getattr(g, "colour", None)
+                    and getattr(t, "cells", ()) == getattr(g, "cells", ()))
+
+    return follow_and_score(name, RestTracker(game.header, reader, options), frames, labels, record,
+                            type(events[0]) if events else Event, lambda _placed: same, count_output)
+
+
 def run_picture_file(video: Any, observer_kind: str = "oracle", options: RestOptions | None = None,
                      reader: PictureReader | None = None) -> VideoScore:
     """Score the rest tracker on one written video (``oracle``: readings from the labels; ``reader``)."""
@@ -144,4 +172,5 @@ def run_picture_file(video: Any, observer_kind: str = "oracle", options: RestOpt
     return score_picture_video(path.stem, VideoFileSource(path), labels, record, reader, options)
 
 
-__all__ = ["cell_of", "lattice_match", "moved_tile", "rotate_vertex", "run_picture_file", "score_picture_video"]
+__all__ = ["cell_of", "lattice_match", "moved_tile", "rotate_vertex", "run_picture_file", "score_blokus_game",
+           "score_picture_video"]

@@ -17,6 +17,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.blokus import BlokusPlace
+from engine.core.header import Header
+
 U8 = NDArray[np.uint8]
 F64 = NDArray[np.float64]
 
@@ -73,8 +76,9 @@ def random_pieces(rng: np.random.Generator, n: int, colours: list[str], cover: f
     return grid
 
 
-def board_texture(rng: np.random.Generator, grid: list[list[str | None]], game: str) -> U8:
-    """The board seen straight on (BGR), rim included."""
+def board_texture(rng: np.random.Generator, grid: list[list[str | None]], game: str, steady: bool = False) -> U8:
+    """The board seen straight on (BGR), rim included. ``steady``: the same ``rng`` state gives
+    the same board, glare and piece tints whatever pieces lie on it (the frames of one game)."""
     n = len(grid)
     u = TEX_UNIT
     rim = round(RIM * u)
@@ -99,12 +103,13 @@ def board_texture(rng: np.random.Generator, grid: list[list[str | None]], game: 
     palette = PIECE_RGB[game]
     strength = float(rng.uniform(0.6, 0.85))
     inset = round(0.18 * u)
+    tints = rng.normal(0, 8, (n, n, 3)) if steady else None
     for r in range(n):
         for c in range(n):
             colour = grid[r][c]
             if colour is None:
                 continue
-            rgb = np.array(palette[colour], np.float64) + rng.normal(0, 8, 3)
+            rgb = np.array(palette[colour], np.float64) + (rng.normal(0, 8, 3) if tints is None else tints[r, c])
             trans = np.clip(rgb[::-1] / 255.0, 0.03, 1.0)
             y, x = rim + r * u, rim + c * u
             sq = tex[y:y + u, x:x + u]
@@ -146,6 +151,23 @@ def render_blokus(seed: int, game: str = "blokus", cover: float | None = None, h
     colours = list(PIECE_RGB[game])
     grid = random_pieces(rng, n, colours, float(rng.uniform(0.2, 0.8)) if cover is None else cover)
     tex = board_texture(rng, grid, game)
+    return _on_table(rng, tex, grid, game, hard)
+
+
+def render_blokus_game(seed: int, grids: list[list[list[str | None]]], game: str = "blokus") -> list[BlokusRender]:
+    """The positions ``grids`` (rows from the board's top, K-B1: colour or ``None``) seen by one
+    fixed camera on one table under one light, as the frames of a game; determined by ``seed``."""
+    out = []
+    for grid in grids:
+        tex = board_texture(np.random.default_rng([seed, 1]), grid, game, steady=True)
+        out.append(_on_table(np.random.default_rng([seed, 2]), tex, grid, game, False))
+    return out
+
+
+def _on_table(rng: np.random.Generator, tex: U8, grid: list[list[str | None]], game: str, hard: bool) -> BlokusRender:
+    """The board texture ``tex`` warped onto a table with clutter, light, noise and blur."""
+    n = SIZES[game]
+    colours = list(PIECE_RGB[game])
     w = int(rng.integers(1800, 3000)) if hard else int(rng.integers(900, 1500))
     h = int(w * rng.choice([0.75, 1.0, 1.333]))
     img = table_texture(rng, w, h).astype(np.float64)
@@ -214,3 +236,113 @@ def render_blokus(seed: int, game: str = "blokus", cover: float | None = None, h
     turned = np.rot90(np.array(grid, dtype=object), top)
     truth = [[v if v is None else str(v) for v in row] for row in turned.tolist()]
     return BlokusRender(image=image, truth=truth, corners_px=np.roll(corners, -top, axis=0), game=game)
+
+
+@dataclass(frozen=True)
+class BlokusGameFrames:
+    """A short rendered game: the frames (BGR), each frame's labels (INTERFACES §3 reading JSON of
+    what is in view: ``board.corners_px`` and ``cells`` named in the picture's frame, and the
+    ``phase``: ``idle``, or ``takeback`` while a wrong piece is on the board), the header, the
+    place events played (engine names) each with the first frame showing it at rest, and the
+    wrong pieces laid and taken back (colour, squares, first frame at rest)."""
+
+    frames: list[U8]
+    labels: list[dict[str, object]]
+    header: Header
+    moves: list[tuple[BlokusPlace, int]]
+    wrong: list[tuple[str, tuple[str, ...], int]]
+
+
+def blokus_game_frames(seed: int, game: str = "blokus", players: int = 4, moves: int = 6, hold: int = 6,
+                       takeback: float = 0.0) -> BlokusGameFrames:
+    """A game of ``moves`` random legal pieces (the engine's own moves, chosen by ``seed``) seen by
+    one fixed camera: the empty board, then per move two frames of an arm reaching in over the
+    new piece and ``hold`` frames of the table at rest. With chance ``takeback`` a move is
+    preceded by a wrong piece laid, left for ``2 × hold`` frames and taken back: a piece of 3+
+    squares the mover could lay, but in the next colour's plastic (not that colour's turn, K-L4)."""
+    import random
+
+    from engine.core.session import Session
+
+    header = Header(game=game, players=tuple(f"P{i + 1}" for i in range(players)))
+    session = Session(header)
+    pick = random.Random(seed)
+    n = SIZES[game]
+    colours = list(PIECE_RGB[game])
+    empty: list[list[str | None]] = [[None] * n for _ in range(n)]
+    # scenes: (grid, what: start / move / wrong / back, the move or the wrong piece)
+    scenes: list[tuple[list[list[str | None]], str, object]] = [(empty, "start", None)]
+
+    def painted(grid: list[list[str | None]], cells: tuple[str, ...], colour: str) -> list[list[str | None]]:
+        out = [row[:] for row in grid]
+        for name in cells:
+            out[n - int(name[1:])]["abcdefghijklmnopqrst".index(name[0])] = colour
+        return out
+
+    for _ in range(moves):
+        options = list(session.state.legal_placements())
+        if not options:
+            break
+        last = scenes[-1][0]
+        big = [o for o in options if len(getattr(o, "cells", ())) >= 3]
+        if takeback > 0 and big and pick.random() < takeback:
+            w = pick.choice(big)
+            assert isinstance(w, BlokusPlace)
+            other = colours[(colours.index(w.colour) + 1) % len(colours)]
+            scenes.append((painted(last, w.cells, other), "wrong", (other, w.cells)))
+            scenes.append((last, "back", None))
+        event = pick.choice(options)
+        assert isinstance(event, BlokusPlace)
+        session.submit(event)
+        scenes.append((painted(last, event.cells, event.colour), "move", event))
+    renders = render_blokus_game(seed, [g for g, _, _ in scenes], game)
+    frames: list[U8] = []
+    labels: list[dict[str, object]] = []
+    moves_at: list[tuple[BlokusPlace, int]] = []
+    wrong_at: list[tuple[str, tuple[str, ...], int]] = []
+    arm_rng = np.random.default_rng([seed, 3])
+    for k, (r, (_, what, item)) in enumerate(zip(renders, scenes, strict=True)):
+        label = {**_labels_of(r), "phase": "takeback" if what in ("wrong", "back") else "idle"}
+        if k > 0:
+            for step in (0.6, 1.0):  # an arm from the picture's bottom edge over what changed
+                frames.append(_with_arm(r.image, renders[k - 1], r, step, arm_rng))
+                labels.append(label)
+            if isinstance(item, BlokusPlace):
+                moves_at.append((item, len(frames)))
+            elif isinstance(item, tuple):
+                wrong_at.append((str(item[0]), tuple(item[1]), len(frames)))
+        still = 2 * hold if what == "wrong" else hold  # a wrong piece lies a while before it is taken back
+        frames.extend([r.image] * still)
+        labels.extend([label] * still)
+    return BlokusGameFrames(frames, labels, header, moves_at, wrong_at)
+
+
+def _labels_of(r: BlokusRender) -> dict[str, object]:
+    n = len(r.truth)
+    cells = [{"cell": f"{'abcdefghijklmnopqrst'[c]}{n - row}", "colour": colour}
+             for row, line in enumerate(r.truth) for c, colour in enumerate(line) if colour is not None]
+    return {"game": r.game, "board": {"corners_px": [[float(x), float(y)] for x, y in r.corners_px]}, "cells": cells}
+
+
+def _with_arm(image: U8, before: BlokusRender, after: BlokusRender, reach: float, rng: np.random.Generator) -> U8:
+    """``image`` with a skin-toned arm from the bottom edge reaching ``reach`` of the way to the
+    squares that differ between the two renders."""
+    n = len(before.truth)
+    changed = [(r, c) for r in range(n) for c in range(n) if before.truth[r][c] != after.truth[r][c]]
+    pts = np.array([[c + 0.5, r + 0.5] for r, c in changed] or [[n / 2, n / 2]], np.float64)
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    hm = cv2.getPerspectiveTransform(src, after.corners_px.astype(np.float32))
+    q = np.c_[pts, np.ones(len(pts))] @ hm.T
+    target = (q[:, :2] / q[:, 2:3]).mean(axis=0)
+    h, w = image.shape[:2]
+    base = np.array([target[0] + rng.uniform(-0.1, 0.1) * w, h + 20.0])
+    tip = base + reach * (target - base)
+    width = 0.07 * min(w, h)
+    d = tip - base
+    normal = np.array([-d[1], d[0]]) / max(1e-6, float(np.hypot(*d))) * width / 2
+    arm = np.array([base - normal, base + normal, tip + normal, tip - normal], np.int32)
+    out = image.copy()
+    skin = (float(rng.uniform(90, 140)), float(rng.uniform(130, 170)), float(rng.uniform(180, 220)))
+    cv2.fillConvexPoly(out, arm, skin)
+    cv2.circle(out, (int(tip[0]), int(tip[1])), int(width * 0.6), skin, -1)
+    return out

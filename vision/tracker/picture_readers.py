@@ -1,7 +1,8 @@
-"""Whole-picture readers for the games followed at rest (Trigon, Triominos, Trio Domino).
+"""Whole-picture readers for the games followed at rest (Trigon, Blokus Classic and Duo,
+Triominos, Trio Domino).
 
-A picture reader takes one frame and returns the game's one-picture reading (``TrigonReading``
-or ``TrianglesReading``, as ``companion read`` gives), or ``None`` when the picture shows no
+A picture reader takes one frame and returns the game's one-picture reading (``TrigonReading``,
+``BlokusReading`` or ``TrianglesReading``, as ``companion read`` gives), or ``None`` when the picture shows no
 board or no tile. :func:`real_reader` takes the game's reader from ``vision.readers``;
 :func:`oracle_reader` builds the same readings from a rendered video's labels (the follower's
 logic alone, for tests and benchmarks).
@@ -23,7 +24,9 @@ PictureReader = Callable[[Frame], Any]
 Labels = dict[str, Any]
 
 #: The games followed by whole-picture reads at rest (Triolet has its own per-square tracker).
-PICTURE_GAMES = ("trigon", "triominos", "trio_domino")
+PICTURE_GAMES = ("trigon", "blokus", "blokus_duo", "triominos", "trio_domino")
+#: The games of one piece per turn on a square board (readings named in the picture's frame).
+SQUARE_GAMES = ("blokus", "blokus_duo")
 #: A tile or triangle less than this share in view is not in the oracle's reading.
 ORACLE_VISIBLE = 0.5
 
@@ -65,7 +68,11 @@ def oracle_reader(game: str, labels_of: Callable[[int], Labels | None]) -> Pictu
         labels = labels_of(frame.index)
         if labels is None:
             return None
-        return trigon_from_labels(labels) if game == "trigon" else tiles_from_labels(labels)
+        if game == "trigon":
+            return trigon_from_labels(labels)
+        if game in SQUARE_GAMES:
+            return blokus_from_labels(labels, game)
+        return tiles_from_labels(labels)
     return read
 
 
@@ -80,6 +87,17 @@ def trigon_from_labels(labels: Labels) -> Any:
     turn = int(board.get("view_rotation", 0)) % 6 if hexagon else 0  # board frame → view frame
     corners = tuple((float(x), float(y)) for x, y in hexagon[turn:] + hexagon[:turn])
     return TrigonReading(variant=str(labels.get("variant", "trigon")), corners_px=corners, cells=cells, confidence=1.0)
+
+
+def blokus_from_labels(labels: Labels, game: str = "blokus") -> Any:
+    """A ``BlokusReading`` of the covered squares in view, named in the picture's frame (labels as
+    ``companion read --game blokus`` writes its JSON: ``board.corners_px`` and ``cells``)."""
+    from vision.blokus.reading import BlokusReading, BlokusSquare
+
+    cells = tuple(BlokusSquare(str(c["cell"]), str(c["colour"]), 1.0)
+                  for c in labels.get("cells", []) if float(c.get("visible", 1.0)) >= ORACLE_VISIBLE)
+    corners = tuple((float(x), float(y)) for x, y in labels.get("board", {}).get("corners_px", []))
+    return BlokusReading(game=str(labels.get("game", game)), corners_px=corners, cells=cells, confidence=1.0)
 
 
 def tiles_from_labels(labels: Labels) -> Any:

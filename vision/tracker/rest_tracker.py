@@ -1,4 +1,5 @@
-"""The rest tracker: frames in, engine events out, for the games read whole (Trigon, the tile games).
+"""The rest tracker: frames in, engine events out, for the games read whole (Trigon, Blokus Classic
+and Duo, the tile games).
 
 Per frame (cheap) the whole picture is warped to a small grid and each cell gets the
 light-independent signature of :mod:`appearance`; the frame is *moving* when any cell differs
@@ -8,9 +9,9 @@ region that reaches in from the picture's edge is a hand or an arm (:func:`~.cov
 and nothing is read until it leaves; a change over most of the picture is the camera or the
 table moved, and the picture is read at once. Otherwise the whole picture is read by the game's
 one-picture reader and the game's follower turns the reading into events
-(:mod:`trigon_follower`, :mod:`tiles_follower`), which then list where the reading and the
-record's board disagree (``board_check``: ``ok`` or ``differs`` with the cells). The tile games
-have no board to locate, so a grid over the whole picture serves for both.
+(:mod:`trigon_follower`, :mod:`blokus_follower`, :mod:`tiles_follower`), which then list where the
+reading and the record's board disagree (``board_check``: ``ok`` or ``differs`` with the cells).
+The tile games have no board to locate, so a grid over the whole picture serves for both.
 """
 
 from __future__ import annotations
@@ -112,6 +113,9 @@ def follower_for(game: str) -> PictureFollower:
     if game == "trigon":
         from .trigon_follower import TrigonFollower
         return TrigonFollower()
+    if game in ("blokus", "blokus_duo"):
+        from .blokus_follower import BlokusFollower
+        return BlokusFollower()
     if game in ("triominos", "trio_domino"):
         from .tiles_follower import TilesFollower
         return TilesFollower(game)

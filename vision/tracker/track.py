@@ -28,8 +28,8 @@ def tracker_for(header: Header, frames: Any = None, corners: Sequence[Sequence[f
     """The tracker that follows ``header.game`` from ``frames``: a :class:`MoveTracker` for Triolet
     (``observer``: the real reader by default, the oracle for the simulated table; ``corners`` skip
     the first board search), a :class:`~.rest_tracker.RestTracker` with the game's real one-picture
-    reader for Trigon, Triominos and Trio Domino. Raises ``ReaderUnavailableError`` when the reader
-    cannot run here."""
+    reader for Trigon, Blokus Classic and Duo, Triominos and Trio Domino. Raises
+    ``ReaderUnavailableError`` when the reader cannot run here."""
     if header.game == "triolet":
         fix = BoardFix.from_corners(corners) if corners else None
         return MoveTracker(header, observer or default_observer(header.game, frames), initial_fix=fix)

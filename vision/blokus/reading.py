@@ -5,17 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vision.trigon.reading import TrigonCell
 
-@dataclass(frozen=True)
-class BlokusSquare:
-    """A covered square: K-B1 name in the view frame, colour, confidence 0–1."""
-
-    cell: str
-    colour: str
-    confidence: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"cell": self.cell, "colour": self.colour, "confidence": round(self.confidence, 3)}
+#: A covered square: K-B1 name in the view frame, colour, confidence 0–1 (a colour game's covered
+#: cell, as Trigon's triangles are).
+BlokusSquare = TrigonCell
 
 
 @dataclass(frozen=True)

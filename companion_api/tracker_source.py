@@ -1,7 +1,7 @@
 """Table sources backed by the vision tracker: ``camera:N``, ``video:PATH``, ``render[:SEED]`` (and,
 through :mod:`lab.sim.live`, the default simulated table ``sim``).
 
-Frames come from ``vision.sources``; ``vision.tracker.MoveTracker`` turns them into events with
+Frames come from ``vision.sources``; ``vision.track.MoveTracker`` turns them into events with
 before/after crops. The tracker keeps its own engine session; this adapter keeps it in step with
 the table's: manual events from the phone are passed on to it (in the loop thread), and event
 numbers are translated both ways. Both sessions log every placement, illegal attempt, undo,
@@ -202,7 +202,7 @@ class TrackerSource:
         return iter(())
 
     def _default_tracker(self, frames: Any, corners: Any) -> Any:
-        from vision.tracker.track import tracker_for
+        from vision.track.track import tracker_for
 
         return tracker_for(self.ctx.header, frames, corners)
 

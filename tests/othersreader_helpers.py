@@ -35,7 +35,7 @@ def true_corners(labels: dict[str, Any]) -> list[NDArray[np.float64]]:
 
 def cell_accuracy(read_cells: dict[str, str], labels: dict[str, Any]) -> float:
     """Share of the board's triangles whose read state (colour or empty) equals the labels' view."""
-    from vision.trigon.geometry import board_cells, cell_name
+    from vision.read.trigon.geometry import board_cells, cell_name
 
     side = int(labels["board"]["side"])
     truth = {c["cell"]: c["colour"] for c in labels["read"]["cells"]}

@@ -22,7 +22,7 @@ from engine.core import Event, Session
 from engine.core.events import EventMeta
 from engine.core.header import Header
 from engine.triolet import Place, PlacedTile
-from vision.tracker.base import BoardCheck, CellCheck
+from vision.track.base import BoardCheck, CellCheck
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = Header(game="triolet", players=("Ana", "Ben"))

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import vision.triolet.reader as reader_module
+import vision.read.triolet.reader as reader_module
 from companion_api.cli.common import CliError
 from lab.bench import decide as bench_decide
-from vision.triolet.classifier import EMPTY, WILD
-from vision.triolet.consistency import SquareChoice
+from vision.read.triolet.classifier import EMPTY, WILD
+from vision.read.triolet.consistency import SquareChoice
 
 #: ``--seed`` whose first two normal frames (20,100,000 and 20,100,001) are read perfectly.
 SEED = 20_000_000

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from companion_api.cli import main
-from vision.triolet import reader
+from vision.read.triolet import reader
 
 
 def test_bench_read_counts_a_reader_failure_and_goes_on(monkeypatch: pytest.MonkeyPatch,

@@ -14,8 +14,8 @@ import pytest
 
 from companion_api.cli import main
 from lab.render.blokus import BlokusRender, render_blokus, table_texture
-from vision.blokus import BoardNotLocatedError, read_blokus
-from vision.blokus.geometry import board_size, square_name, square_position
+from vision.read.blokus import BoardNotLocatedError, read_blokus
+from vision.read.blokus.geometry import board_size, square_name, square_position
 
 #: share of squares a rendered board must at least read right
 MIN_SQUARES = 0.99

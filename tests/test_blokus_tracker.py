@@ -1,4 +1,4 @@
-"""The rest tracker follows Blokus Classic and Duo (``vision.tracker.blokus_follower``): short games of
+"""The rest tracker follows Blokus Classic and Duo (``vision.track.blokus_follower``): short games of
 the engine's own random legal moves, rendered by ``lab/render/blokus.py`` with one fixed camera and
 an arm reaching in for every piece, are followed move for move (K-L1…K-L4) with no false event."""
 
@@ -17,11 +17,11 @@ from engine.core.events import EventMeta
 from engine.core.header import Header
 from engine.core.session import Session
 from lab.render.blokus import BlokusGameFrames, blokus_game_frames
-from vision.blokus.reading import BlokusReading, BlokusSquare
-from vision.tracker.blokus_follower import BlokusFollower, square_at, square_name, turned
-from vision.tracker.observer import Frame
-from vision.tracker.picture_readers import oracle_reader, real_reader
-from vision.tracker.rest_tracker import RestTracker
+from vision.read.blokus.reading import BlokusReading, BlokusSquare
+from vision.track.blokus_follower import BlokusFollower, square_at, square_name, turned
+from vision.track.observer import Frame
+from vision.track.picture_readers import oracle_reader, real_reader
+from vision.track.rest_tracker import RestTracker
 
 FPS = 8.0
 #: (game, seed, players, moves, share of moves after a wrong piece laid and taken back); the seeds

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from calibration.board_colours import bgr_to_lab, colour_warnings, delta_e, sample_board_colours
 from calibration.board_geometry import CornersError, order_corners, trigon_cells, triolet_squares
 from calibration.fit import fit_report, profile_fits
-from vision import board_corners
-from vision.board_corners import NoBoardFound, locate_board
 from vision.locate import BoardNotLocatedError
+from vision.locate import corners as board_corners
+from vision.locate.corners import NoBoardFound, locate_board
 
 
 def _lab(bgr: tuple[int, int, int]) -> np.ndarray:
@@ -131,7 +131,7 @@ def test_calib_locate_orders_the_locators_corners(monkeypatch: pytest.MonkeyPatc
 
 
 def test_calib_locate_hook_trigon_uses_the_trigon_reader() -> None:
-    """Trigon boards are found by ``vision.trigon.locate`` (a blank picture holds none)."""
+    """Trigon boards are found by ``vision.read.trigon.locate`` (a blank picture holds none)."""
     with pytest.raises(NoBoardFound):
         locate_board("trigon", np.full((360, 640, 3), 128, np.uint8))
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from lab.bench.read import ProfileGroup, profile_from_picture, profile_group, truth_profile
 from lab.evaluate.triolet import score_frame
-from vision.triolet.reader import read_triolet
+from vision.read.triolet.reader import read_triolet
 
 SEED = 1  # a normal-difficulty scene group: fixed camera, board and style; other light and hands
 

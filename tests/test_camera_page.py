@@ -78,7 +78,7 @@ def test_the_hint_says_what_the_person_holding_the_phone_should_do() -> None:
     from types import SimpleNamespace
 
     from companion_api.phone_camera import HINT_STILL
-    from vision.tracker.observer import BoardFix
+    from vision.track.observer import BoardFix
 
     rng = np.random.default_rng(3)
     scene = cv2.GaussianBlur(rng.integers(0, 255, (360, 640, 3), dtype=np.uint8), (0, 0), 3)
@@ -317,7 +317,7 @@ def test_a_game_played_into_the_camera_page_is_scored_exactly(game_video: dict[s
     from engine.core.record import load_record
     from engine.triolet import Place
     from lab.evaluate.videos import load_labels, same_placement, to_view, view_turns
-    from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
+    from vision.track.reader import ReaderObserver, ReaderUnavailableError
 
     try:
         ReaderObserver("triolet")

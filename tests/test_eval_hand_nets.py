@@ -16,7 +16,7 @@ from lab.train.eval_triolet_hand_nets import (
     split,
     table,
 )
-from vision.triolet import cnn as square_cnn
+from vision.read.triolet import cnn as square_cnn
 
 
 def test_parse_variant_expands_base_and_rejects_bad_text(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from vision.locate import (
     locate_board,
     units_to_image,
 )
-from vision.locate_lens import GridLensFit, LensFitOptions, fit_lens_to_grid, supported
+from vision.locate.lens import GridLensFit, LensFitOptions, fit_lens_to_grid, supported
 
 W, H = 1280, 720
 UNIT = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
@@ -117,7 +117,7 @@ def test_locate_lens_unsupported_bending_is_not_fitted(seed: int) -> None:
 def test_lens_fit_jacobian_is_the_residuals_derivative() -> None:
     """The joint fit's analytic Jacobian equals central differences of its residuals, for samples
     on vertical and horizontal lines and a bent lens (the prior row included)."""
-    from vision.locate_lens import _residuals
+    from vision.locate.lens import _residuals
 
     rng = np.random.default_rng(31)
     q = rng.uniform(-0.5, 0.5, (40, 2))

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
-from vision.trigon import TrigonCell, TrigonReading
-from vision.tritiles import tiles_from_corners
+from vision.read.trigon import TrigonCell, TrigonReading
+from vision.read.tritiles import tiles_from_corners
 
 
 def test_trigon_json_shape() -> None:

@@ -9,8 +9,8 @@ from othersreader_helpers import tiles_frame, true_corners
 
 from engine.core.lattice import TriLattice
 from lab.bench.read_others import compare_tiles
-from vision.tritiles import assemble, read_triangles, tiles_from_corners
-from vision.tritiles.values import corner_windows, decode_tile, is_pip_edition, valid_triples, value_scores
+from vision.read.tritiles import assemble, read_triangles, tiles_from_corners
+from vision.read.tritiles.values import corner_windows, decode_tile, is_pip_edition, valid_triples, value_scores
 
 
 @pytest.mark.parametrize(("game", "seed"), [("triominos", 1), ("trio_domino", 0), ("trio_domino", 3)])

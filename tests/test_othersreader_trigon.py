@@ -8,10 +8,10 @@ import pytest
 from othersreader_helpers import cell_accuracy, trigon_frame
 
 from vision.locate import BoardNotLocatedError
-from vision.trigon import read_trigon
-from vision.trigon.colours import HUES, _verdict, prototype_hue
-from vision.trigon.geometry import board_cells, cell_name, hexagon_corners, is_up
-from vision.trigon.sanity import edge_groups, sanity_penalties
+from vision.read.trigon import read_trigon
+from vision.read.trigon.colours import HUES, _verdict, prototype_hue
+from vision.read.trigon.geometry import board_cells, cell_name, hexagon_corners, is_up
+from vision.read.trigon.sanity import edge_groups, sanity_penalties
 
 
 def test_b_b1_b_b2_board_cells_and_names() -> None:

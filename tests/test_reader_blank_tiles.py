@@ -1,4 +1,4 @@
-"""Tiles whose marks glare washed away (``vision.triolet.blank_tiles``): reported as doubtful tiles
+"""Tiles whose marks glare washed away (``vision.read.triolet.blank_tiles``): reported as doubtful tiles
 of unknown value, never as sure empty squares; boards whose empty squares look like tile faces
 are left alone."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import vision.triolet.reader as reader
+import vision.read.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
 from engine.triolet.tiles import VALUE_COUNTS, WILDS
 from lab.render import random_frame
 from lab.render.holdout import training_pool
-from vision.triolet.blank_tiles import (
+from vision.read.triolet.blank_tiles import (
     BLANK_MIN_EMPTY_DIST,
     BLANK_P_EMPTY,
     CLEAR_MIN_EMPTY_DIST,
@@ -22,9 +22,9 @@ from vision.triolet.blank_tiles import (
     face_colour,
     square_cores,
 )
-from vision.triolet.classifier import EMPTY, WILD
-from vision.triolet.consistency import EMPTY_OPTION_ABOVE
-from vision.triolet.geometry import MARGIN, PITCH
+from vision.read.triolet.classifier import EMPTY, WILD
+from vision.read.triolet.consistency import EMPTY_OPTION_ABOVE
+from vision.read.triolet.geometry import MARGIN, PITCH
 
 N = EMPTY + 1
 CREAM = (200, 235, 245)  # BGR

@@ -29,7 +29,7 @@ def test_reader_cli_unreadable_file_exit_2(tmp_path: Path, capsys: pytest.Captur
 
 def test_reader_cli_missing_weights_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.triolet.cnn as square_cnn
+    import vision.read.triolet.cnn as square_cnn
 
     img = tmp_path / "board.png"
     cv2.imwrite(str(img), frame(TEST_SEEDS[1]).image)

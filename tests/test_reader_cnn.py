@@ -1,4 +1,4 @@
-"""The square CNN (``vision.triolet.cnn``): numpy inference, the same net run by ONNX Runtime and
+"""The square CNN (``vision.read.triolet.cnn``): numpy inference, the same net run by ONNX Runtime and
 by OpenCV's DNN module, its agreement with torch, and tiles read from a rendered frame in every quarter turn
 (T-B3: a 6 is not a 9 however it lies)."""
 
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from reader_helpers import six_nine_frame, truth_cells
 
-import vision.triolet.cnn as cnn_module
+import vision.read.triolet.cnn as cnn_module
 from vision.locate import locate_board
 from vision.nets import conv3x3
-from vision.triolet.classifier import EMPTY, WILD
-from vision.triolet.cnn import (
+from vision.read.triolet.classifier import EMPTY, WILD
+from vision.read.triolet.cnn import (
     CNN_PATH,
     SECOND_CNN_PATH,
     area_matrix,
@@ -25,9 +25,9 @@ from vision.triolet.cnn import (
     max_pool2,
     prepare,
 )
-from vision.triolet.features import square_crops
-from vision.triolet.geometry import rectified_board
-from vision.triolet.reader import COLUMNS
+from vision.read.triolet.features import square_crops
+from vision.read.triolet.geometry import rectified_board
+from vision.read.triolet.reader import COLUMNS
 
 
 def _frame_crops() -> tuple[np.ndarray, list[int]]:
@@ -208,7 +208,7 @@ def test_reader_cnn_other_widths_export_and_load_back() -> None:
     import torch
 
     from lab.train.train_triolet_cnn import Net, export_arrays, load_arrays, net_for_arrays, to_tensor
-    from vision.triolet.cnn import cnn_from_arrays
+    from vision.read.triolet.cnn import cnn_from_arrays
 
     torch.manual_seed(3)
     net = Net(40, (8, 24, 40), 48)

@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 
-from vision.triolet.classifier import EMPTY, N_CLASSES, WILD
-from vision.triolet.consistency import decide
+from vision.read.triolet.classifier import EMPTY, N_CLASSES, WILD
+from vision.read.triolet.consistency import decide
 
 
 def board(**squares: list[tuple[int, float]]) -> np.ndarray:

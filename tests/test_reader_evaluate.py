@@ -9,8 +9,8 @@ import numpy as np
 
 from lab.evaluate.triolet import score_cells, score_frame
 from vision.locate import BoardLocation, units_to_image
-from vision.triolet.classifier import EMPTY
-from vision.triolet.reader import CellReading, TrioletReading
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.reader import CellReading, TrioletReading
 
 CORNERS = np.array([[100.0, 100.0], [400.0, 100.0], [400.0, 400.0], [100.0, 400.0]])  # 20 px squares
 

@@ -1,4 +1,4 @@
-"""A tile partly under a hand compared with the board's own tiles (``vision.triolet.exemplars``):
+"""A tile partly under a hand compared with the board's own tiles (``vision.read.triolet.exemplars``):
 the value whose exemplars match what shows gains weight; nothing changes without exemplars for
 every candidate, or when too little of the tile shows."""
 
@@ -10,20 +10,20 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.triolet.reader as reader
+import vision.read.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
 from lab.evaluate.triolet import score_frame
 from lab.render import random_frame
-from vision.triolet import exemplars
-from vision.triolet.classifier import EMPTY
-from vision.triolet.exemplars import (
+from vision.read.triolet import exemplars
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.exemplars import (
     MIN_SHOWN,
     exemplar_rows,
     match_scores,
     reweigh_by_exemplars,
     shown_mask,
 )
-from vision.triolet.geometry import MARGIN, PITCH
+from vision.read.triolet.geometry import MARGIN, PITCH
 
 N = EMPTY + 1
 BLACK = (25, 25, 25)

@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import vision.triolet.reader as reader
+import vision.read.triolet.reader as reader
 from lab.render import random_frame
 from lab.render.holdout import training_pool
-from vision.triolet.classifier import EMPTY
-from vision.triolet.hand_doubt import HAND_TILE_ODDS, doubt_tiles_under_hands
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.hand_doubt import HAND_TILE_ODDS, doubt_tiles_under_hands
 
 
 def _probs(p_tile: float, top: int = 10) -> np.ndarray:

@@ -7,13 +7,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import vision.triolet.reader as reader
+import vision.read.triolet.reader as reader
 from lab.evaluate.triolet import score_frame
 from lab.render import random_frame
 from lab.render.holdout import training_pool
-from vision.triolet.classifier import EMPTY
-from vision.triolet.cnn import HAND_CNN_PATHS, load_cnn
-from vision.triolet.hand_net import HAND_NET_BELOW_EMPTY, reread_under_hands
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.cnn import HAND_CNN_PATHS, load_cnn
+from vision.read.triolet.hand_net import HAND_NET_BELOW_EMPTY, reread_under_hands
 
 
 def _probs(p_empty: list[float]) -> np.ndarray:

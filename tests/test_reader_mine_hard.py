@@ -9,8 +9,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lab.train.mine_triolet_hard import hard_mask
-from vision.triolet.classifier import N_CLASSES
-from vision.triolet.cnn import SquareCnn
+from vision.read.triolet.classifier import N_CLASSES
+from vision.read.triolet.cnn import SquareCnn
 
 
 class _ByBrightness:

@@ -12,7 +12,7 @@ from lab.render.hands import HandSpec
 from lab.render.holdout import training_pool
 from lab.render.triolet import TilePlacement, TrioletScene, render_triolet
 from vision.locate import locate_board
-from vision.triolet.reader import LOW_CONFIDENCE, hand_squares, obscured_squares, read_triolet
+from vision.read.triolet.reader import LOW_CONFIDENCE, hand_squares, obscured_squares, read_triolet
 
 TILES = (TilePlacement("H8", 11), TilePlacement("I8", 3), TilePlacement("H7", 4), TilePlacement("B2", 9),
          TilePlacement("M12", 7))

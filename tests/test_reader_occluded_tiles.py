@@ -1,5 +1,5 @@
 """Tiles a fingertip lies across though the grid lines stay in view
-(``vision.triolet.occluded_tiles``): flagged, never reported as sure; a numeral's strokes, however
+(``vision.read.triolet.occluded_tiles``): flagged, never reported as sure; a numeral's strokes, however
 bold, are not a finger; next to a hand's squares, a fingertip near the faces' colour is found on
 the tile's own face (``fingertip_tiles``)."""
 
@@ -10,15 +10,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import vision.triolet.reader as reader
+import vision.read.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
 from lab.evaluate.triolet import score_frame
 from lab.render import random_frame
 from lab.render.holdout import training_pool
-from vision.triolet.blank_tiles import board_lab, face_colour, square_cores
-from vision.triolet.classifier import EMPTY
-from vision.triolet.geometry import MARGIN, PITCH
-from vision.triolet.occluded_tiles import fingertip_tiles, occluded_tiles
+from vision.read.triolet.blank_tiles import board_lab, face_colour, square_cores
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.geometry import MARGIN, PITCH
+from vision.read.triolet.occluded_tiles import fingertip_tiles, occluded_tiles
 
 N = EMPTY + 1
 CREAM = (200, 235, 245)  # BGR

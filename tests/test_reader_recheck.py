@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from reader_helpers import TEST_SEEDS, frame
 
-import vision.triolet.cnn as square_cnn
-import vision.triolet.reader as reader
+import vision.read.triolet.cnn as square_cnn
+import vision.read.triolet.reader as reader
 from engine.triolet.board import INDEX, SIZE
 from lab.render import random_frame
 from lab.render.holdout import training_pool
 from vision.locate import locate_board
-from vision.triolet.classifier import EMPTY
-from vision.triolet.cnn import CnnMissingError
-from vision.triolet.features import ALL_SQUARES
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.cnn import CnnMissingError
+from vision.read.triolet.features import ALL_SQUARES
 
 N = EMPTY + 1
 

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import vision.locate as locate
-import vision.triolet.features as features_module
-import vision.triolet.reader as reader
+import vision.read.triolet.features as features_module
+import vision.read.triolet.reader as reader
 from vision.locate import SIZE, _fit_lines, _grow_lattice, _line_samples
-from vision.triolet.classifier import EMPTY
-from vision.triolet.features import BINS, _hog, square_crops
-from vision.triolet.geometry import MARGIN, PITCH
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.features import BINS, _hog, square_crops
+from vision.read.triolet.geometry import MARGIN, PITCH
 
 
 def _hog_reference(g: np.ndarray, cell: int) -> np.ndarray:
@@ -284,7 +284,7 @@ def test_reader_crop_colour_features_equal_pixel_statistics() -> None:
 def test_reader_board_lab_is_scaled_cielab() -> None:
     import cv2
 
-    from vision.triolet.blank_tiles import board_lab
+    from vision.read.triolet.blank_tiles import board_lab
 
     rng = np.random.default_rng(22)
     rect = _blurred_noise(rng, (17 * PITCH, 17 * PITCH, 3))
@@ -301,8 +301,8 @@ def _occluded_reference(lab: np.ndarray, probs: np.ndarray, face: np.ndarray) ->
     """The occluded-tile test square by square (the loop the vectorised test replaced)."""
     import cv2
 
-    from vision.triolet.blank_tiles import CORE_TRIM
-    from vision.triolet.occluded_tiles import FACE_DIST, INNER_TRIM, OCCLUDED_SHARE, OPEN_PX
+    from vision.read.triolet.blank_tiles import CORE_TRIM
+    from vision.read.triolet.occluded_tiles import FACE_DIST, INNER_TRIM, OCCLUDED_SHARE, OPEN_PX
 
     out = np.zeros(len(probs), bool)
     unlike = (np.linalg.norm(lab - face, axis=2) > FACE_DIST).astype(np.uint8)
@@ -325,7 +325,7 @@ def test_reader_occluded_tiles_all_at_once_equal_the_square_by_square_test() -> 
     the vectorised test flags exactly the squares the per-square loop flags, and some but not all."""
     import cv2
 
-    from vision.triolet.occluded_tiles import occluded_tiles
+    from vision.read.triolet.occluded_tiles import occluded_tiles
 
     rng = np.random.default_rng(23)
     flagged = 0

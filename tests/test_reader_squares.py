@@ -8,8 +8,8 @@ import numpy as np
 from reader_helpers import TEST_SEEDS, frame
 
 from vision.locate import locate_board
-from vision.triolet.classifier import EMPTY
-from vision.triolet.reader import hand_squares, read_squares, read_triolet
+from vision.read.triolet.classifier import EMPTY
+from vision.read.triolet.reader import hand_squares, read_squares, read_triolet
 
 
 def test_reader_squares_match_the_full_read_of_those_squares() -> None:

@@ -11,7 +11,7 @@ import pytest
 from lab.render import random_frame
 from lab.render.holdout import training_pool
 from lab.train.train_triolet_digits import frame_samples, main
-from vision.triolet.classifier import EMPTY, WILD
+from vision.read.triolet.classifier import EMPTY, WILD
 
 SEED = 900_107  # a normal frame with a hand over a few tiles (outside the training seeds)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from reader_helpers import TEST_SEEDS, as_jsonable, frame, six_nine_frame, truth_cells
 
-from vision.triolet import read_triolet
+from vision.read.triolet import read_triolet
 
 
 def test_reader_values_six_and_nine_in_every_turn_t_b3() -> None:

@@ -11,7 +11,7 @@ from render_helpers import quiet_look, signed_area
 
 from lab.render.camera import CameraSpec
 from lab.render.trigon import TrigonScene, engine_pieces, random_trigon_frame, render_trigon
-from vision.trigon.board_geometry import (
+from vision.read.trigon.board_geometry import (
     START_POINTS,
     board_cells,
     cell_name,

@@ -19,14 +19,14 @@ from engine.core.session import Session
 from engine.trigon.state import TrigonState
 from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import vertices
-from vision.tracker.base import CellCheck
-from vision.tracker.observer import Frame
-from vision.tracker.rest_tracker import RestTracker
-from vision.tracker.tile_lattice import FieldMap, vertex_xy
-from vision.tracker.tiles_follower import TilesFollower, tile_cell_name
-from vision.tracker.trigon_follower import TrigonFollower
-from vision.trigon.reading import TrigonCell, TrigonReading
-from vision.tritiles.reading import TileCorner, TileReading, TrianglesReading
+from vision.read.trigon.reading import TrigonCell, TrigonReading
+from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
+from vision.track.base import CellCheck
+from vision.track.observer import Frame
+from vision.track.rest_tracker import RestTracker
+from vision.track.tile_lattice import FieldMap, vertex_xy
+from vision.track.tiles_follower import TilesFollower, tile_cell_name
+from vision.track.trigon_follower import TrigonFollower
 
 META = EventMeta(source="vision")
 BLANK = np.zeros((1, 1, 3))

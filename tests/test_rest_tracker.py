@@ -1,4 +1,4 @@
-"""The rest tracker for Trigon, Triominos and Trio Domino (``vision.tracker.rest_tracker``): the tile
+"""The rest tracker for Trigon, Triominos and Trio Domino (``vision.track.rest_tracker``): the tile
 lattice in the picture, the two followers on made-up readings, and short rendered games followed
 end to end with the renderer's truth and with the real readers (INTERFACES §4)."""
 
@@ -19,12 +19,12 @@ from engine.core.session import Session
 from engine.tritiles.geometry import vertices
 from engine.tritiles.tiles import rotations
 from lab.evaluate.pictures import lattice_match, moved_tile, rotate_vertex, run_picture_file
-from vision.tracker.observer import Frame
-from vision.tracker.tile_lattice import FieldMap, origin_placement, place_on_lattice, vertex_xy
-from vision.tracker.tiles_follower import TilesFollower
-from vision.tracker.trigon_follower import TrigonFollower
-from vision.trigon.reading import TrigonCell, TrigonReading
-from vision.tritiles.reading import TileCorner, TileReading, TrianglesReading
+from vision.read.trigon.reading import TrigonCell, TrigonReading
+from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
+from vision.track.observer import Frame
+from vision.track.tile_lattice import FieldMap, origin_placement, place_on_lattice, vertex_xy
+from vision.track.tiles_follower import TilesFollower
+from vision.track.trigon_follower import TrigonFollower
 
 META = EventMeta(source="vision")
 

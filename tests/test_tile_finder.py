@@ -1,4 +1,4 @@
-"""The tile finder net (vision/tritiles/finder.py): its ONNX model, and tiles assembled from its
+"""The tile finder net (vision/read/tritiles/finder.py): its ONNX model, and tiles assembled from its
 centre, corner and face maps."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.tritiles.finder import (
+from vision.read.tritiles.finder import (
     LAYERS,
     MAPS,
     STRIDE,
@@ -151,7 +151,7 @@ def test_small_tiles_spread_over_a_large_picture_are_looked_for_magnified() -> N
     tiles and judged them large (by the false one); the second look magnifies the whole picture."""
     from othersreader_helpers import tiles_frame
 
-    from vision.tritiles.finder import find_tiles_net
+    from vision.read.tritiles.finder import find_tiles_net
 
     image, labels = tiles_frame("trio_domino", 720030, "normal")
     assert image.shape[1] == 1920 and len(labels["tiles"]) == 30

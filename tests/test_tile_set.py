@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.tritiles.tile_set import MOVED_CONFIDENCE, decode_table, min_cost_assignment, tile_kinds
-from vision.tritiles.values import decode_tile, valid_triples
+from vision.read.tritiles.tile_set import MOVED_CONFIDENCE, decode_table, min_cost_assignment, tile_kinds
+from vision.read.tritiles.values import decode_tile, valid_triples
 
 
 def test_the_set_has_56_kinds_each_a_sorted_triple() -> None:

@@ -14,13 +14,13 @@ def test_finder_crops_are_labelled_with_the_values_they_show() -> None:
     time in six; the earlier net, trained on true outlines only, read 40 of these 45 right), and the
     frame's crops hold those of the jittered true outlines too."""
     from lab.render.triangles import random_triangles_frame
-    from vision.tritiles.values import VALUES_PATH
+    from vision.read.tritiles.values import VALUES_PATH
 
     frame = random_triangles_frame("trio_domino", 3, "easy")
     crops, ys = finder_crops(frame)
     assert len(crops) >= 3 * 10 and len(crops) % 3 == 0
     assert set(ys) <= set(range(6))
-    from vision.triolet.cnn import load_cnn
+    from vision.read.triolet.cnn import load_cnn
 
     pred = load_cnn(str(VALUES_PATH)).proba(np.stack(crops)).argmax(axis=1)
     assert float(np.mean(pred == np.array(ys))) >= 0.95

@@ -10,9 +10,9 @@ from tracker_helpers import HEADER, STORY_KINDS, run_tracker, story
 
 from engine.core.events import Correct, EventMeta
 from engine.triolet import Place, PlacedTile
-from vision.tracker import MoveTracker, OracleObserver
-from vision.tracker.base import BoardCheck
-from vision.tracker.triolet_follower import TrioletFollower
+from vision.track import MoveTracker, OracleObserver
+from vision.track.base import BoardCheck
+from vision.track.triolet_follower import TrioletFollower
 
 MANUAL = EventMeta(source="manual")
 

@@ -61,7 +61,7 @@ def test_replay_prints_events_then_the_summary_with_the_oracle(game_video: dict[
 
 
 def test_replay_with_the_real_reader(game_video: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    from vision.tracker.reader import ReaderObserver
+    from vision.track.reader import ReaderObserver
 
     ReaderObserver("triolet")  # the committed model loads
     code, lines, err = _replay(["--game", "triolet", "--players", "2", str(game_video["video"])], capsys)

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from engine.core.events import EventMeta
 from engine.core.header import Header
 from engine.core.session import Session
-from vision.tracker.follower import Decision
-from vision.tracker.observer import EMPTY, CellRead
-from vision.tracker.triolet_follower import TrioletFollower
+from vision.track.follower import Decision
+from vision.track.observer import EMPTY, CellRead
+from vision.track.triolet_follower import TrioletFollower
 
 HEADER = Header(game="triolet", players=("A", "B"))
 META = EventMeta(ts=1.0, source="vision", frame=10)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from tracker_helpers import STORY_KINDS, Run, Script, run_tracker, story, tiles_of, view
 
-from vision.tracker import Misread, TrackerOptions
+from vision.track import Misread, TrackerOptions
 
 
 @pytest.fixture(scope="module")

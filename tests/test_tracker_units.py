@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.tracker.appearance import AppearanceConfig, change_map, observe
-from vision.tracker.candidates import joint_readings
-from vision.tracker.cover import find_cover
-from vision.tracker.layout import TRIOLET_LAYOUT, align_fix, best_rotation, corner_shift, rotate_cell
-from vision.tracker.observer import EMPTY, BoardFix, CellRead
+from vision.track.appearance import AppearanceConfig, change_map, observe
+from vision.track.candidates import joint_readings
+from vision.track.cover import find_cover
+from vision.track.layout import TRIOLET_LAYOUT, align_fix, best_rotation, corner_shift, rotate_cell
+from vision.track.observer import EMPTY, BoardFix, CellRead
 
 CORNERS = [[100.0, 60.0], [520.0, 70.0], [530.0, 480.0], [90.0, 470.0]]
 
@@ -109,8 +109,8 @@ def test_a_located_board_off_by_whole_squares_snaps_to_the_window_nearest_the_ol
     """The locator may pick the wrong 15×15 window of the lattice; a nudge moves less than a square."""
     import numpy as np
 
-    from vision.tracker.layout import corner_shift, snap_to_lattice
-    from vision.tracker.observer import BoardFix
+    from vision.track.layout import corner_shift, snap_to_lattice
+    from vision.track.observer import BoardFix
 
     old = BoardFix.from_corners([(340, 54), (941, 31), (980, 641), (352, 667)])
     nudged_h = old.homography @ np.array([[1, 0, 0.3], [0, 1, -0.2], [0, 0, 1]], np.float64)

@@ -1,4 +1,4 @@
-"""The Trigon cell classifier (``vision.trigon.colours``): the learned net against the old rule on
+"""The Trigon cell classifier (``vision.read.trigon.colours``): the learned net against the old rule on
 rendered frames never trained on (seeds ≥ 2,600,000), with the true board geometry."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from lab.render.styles import StylePool
 from lab.render.trigon import random_trigon_frame
 from lab.train.eval_trigon_cells import frame_truth, plate_radius, true_homography
-from vision.trigon import colours
-from vision.trigon.colours import CLASSES, CellColour, classify_cells, classify_cells_rule
-from vision.trigon.geometry import cell_table
+from vision.read.trigon import colours
+from vision.read.trigon.colours import CLASSES, CellColour, classify_cells, classify_cells_rule
+from vision.read.trigon.geometry import cell_table
 
 #: the first six normal frames from seed 2,600,000 on where the rule reads a cell wrong (chosen by
 #: the rule alone, not by how the net does); 2,600,000 and 2,600,003 have a hand over the board

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from lab.render.trigon import random_trigon_frame
-from vision.trigon import locate as TL
-from vision.trigon.geometry import SQRT3, hexagon_corners
-from vision.trigon.grid import consistent_offset, family_images, lattice_shifts, local_offsets
+from vision.read.trigon import locate as TL
+from vision.read.trigon.geometry import SQRT3, hexagon_corners
+from vision.read.trigon.grid import consistent_offset, family_images, lattice_shifts, local_offsets
 
 UNIT = 20.0
 SIZE = 460

@@ -26,8 +26,8 @@ from lab.render.styles import StylePool
 from lab.render.triolet import TilePlacement, TrioletScene, playing_corners_mm, render_triolet, square_centre_mm
 from lab.render.triolet_board import board_outer_mm
 from lab.render.triolet_random import random_triolet_scene
-from vision.tracker import MoveTracker, OracleObserver, TrackerOptions, TrackerOutput
-from vision.tracker.oracle import Misread
+from vision.track import MoveTracker, OracleObserver, TrackerOptions, TrackerOutput
+from vision.track.oracle import Misread
 
 HEADER = Header(game="triolet", players=("A", "B"))
 SIZE = (640, 360)
@@ -201,7 +201,7 @@ def run_tracker(script: Script, misreads: tuple[Misread, ...] = (), options: Tra
 def view(script: Script, square: str) -> str:
     """The name of a square (labels' board frame) in the tracker's frame (the first view)."""
     from lab.evaluate.videos import view_turns
-    from vision.tracker.layout import TRIOLET_LAYOUT, rotate_cell
+    from vision.track.layout import TRIOLET_LAYOUT, rotate_cell
 
     return rotate_cell(TRIOLET_LAYOUT, square, view_turns(script.frames[0][1]))
 

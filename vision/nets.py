@@ -20,6 +20,9 @@ from numpy.typing import NDArray
 
 F32 = NDArray[np.float32]
 
+#: where the committed weight files live (``vision/models``)
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+
 #: the runtimes ``onnx_runner`` knows, fastest first
 ONNX_RUNTIMES = ("onnxruntime", "cv2.dnn")
 

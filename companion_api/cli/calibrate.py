@@ -220,7 +220,7 @@ def run_board(args: argparse.Namespace) -> int:
         except CornersError as exc:
             raise CliError(f"--corners: {exc}") from None
     else:
-        from vision.board_corners import NoBoardFound, locate_board
+        from vision.locate.corners import NoBoardFound, locate_board
 
         try:
             corners = locate_board(args.game, image)

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from vision.readers import reader_games
+from vision.read import reader_games
 
 from .common import EXIT_NO_BOARD, CliError, emit, existing_file
 
@@ -72,7 +72,7 @@ def load_calibration(path: str | None) -> Any:
 def run(args: argparse.Namespace) -> int:
     from calibration.profile import ProfileError
     from vision.locate import BoardNotLocatedError
-    from vision.readers import ReaderUnavailableError, reader_for
+    from vision.read import ReaderUnavailableError, reader_for
 
     image = load_image(args.image)
     debug = debug_folder(args.debug)

@@ -167,11 +167,11 @@ def _header(args: argparse.Namespace) -> Header:
 def _tracker(args: argparse.Namespace, header: Header, fix: Any) -> Any:
     """The tracker for the game: square by square for Triolet, whole pictures at rest otherwise."""
     if args.game == "triolet":
-        from vision.tracker import MoveTracker, TrackerOptions
+        from vision.track import MoveTracker, TrackerOptions
 
         return MoveTracker(header, _observer(args), TrackerOptions(stable_seconds=args.stable), initial_fix=fix)
-    from vision.tracker.picture_readers import PictureReaderUnavailableError, oracle_reader, reader_for
-    from vision.tracker.rest_tracker import RestOptions, RestTracker
+    from vision.track.picture_readers import PictureReaderUnavailableError, oracle_reader, reader_for
+    from vision.track.rest_tracker import RestOptions, RestTracker
 
     if args.labels:
         labels = _labels(args.labels)
@@ -185,7 +185,7 @@ def _tracker(args: argparse.Namespace, header: Header, fix: Any) -> Any:
 
 
 def _labels(path: str) -> list[Any]:
-    from vision.tracker.oracle import load_labels
+    from vision.track.oracle import load_labels
 
     try:
         return load_labels(path)
@@ -195,11 +195,11 @@ def _labels(path: str) -> list[Any]:
 
 def _observer(args: argparse.Namespace) -> Any:
     if args.labels:
-        from vision.tracker.oracle import OracleObserver
+        from vision.track.oracle import OracleObserver
 
         labels = _labels(args.labels)
         return OracleObserver(lambda i: labels[i] if 0 <= i < len(labels) else None)
-    from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
+    from vision.track.reader import ReaderObserver, ReaderUnavailableError
 
     try:
         return ReaderObserver(args.game)
@@ -213,7 +213,7 @@ def _calibration(path: str | None, game: str) -> tuple[Any, Any]:
         return None, None
     from calibration.profile import ProfileError, load_profile
     from calibration.undistort import Undistorter
-    from vision.tracker import BoardFix
+    from vision.track import BoardFix
 
     try:
         profile = load_profile(path)

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--size {args.size}: even sides from 64x64 to 3840x2160")
     if not 1 <= args.quality <= 100:
         raise CliError(f"--quality {args.quality}: must be 1-100")
-    from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
+    from vision.track.reader import ReaderObserver, ReaderUnavailableError
 
     try:
         ReaderObserver("triolet")

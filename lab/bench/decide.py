@@ -1,5 +1,5 @@
 """``companion bench decide --game triolet --cache DIR`` — the Triolet reader's decision step alone
-(``vision.triolet.reader.decide_cells``: T-B3/T-P7 counts, T-P4 runs, T-P3 groups), paired, on
+(``vision.read.triolet.reader.decide_cells``: T-B3/T-P7 counts, T-P4 runs, T-P3 groups), paired, on
 thousands of frames in seconds.
 
 The first run renders the frames exactly as ``companion bench read`` does, reads them, and keeps in
@@ -34,7 +34,7 @@ from companion_api.cli.text_table import format_table, machine_line
 from lab.bench.read import ROWS, _single_threaded_blas, checked_rows, row_first_seed, row_style
 
 #: The decision step's own code: changing it keeps the evidence valid.
-DECISION_FILES = ("triolet/consistency.py",)
+DECISION_FILES = ("read/triolet/consistency.py",)
 FINGERPRINT_FILE = "fingerprint.txt"
 #: Progress goes to stderr every this many frames while evidence is made.
 PROGRESS_EVERY = 50
@@ -92,7 +92,7 @@ def make_evidence(path: Path, seed: int, row: str) -> None:
     evidence, its cells as read, its labels and its hand mask in ``path``."""
     from lab.render import random_frame
     from vision.locate import BoardNotLocatedError
-    from vision.triolet.reader import SquareEvidence, read_triolet
+    from vision.read.triolet.reader import SquareEvidence, read_triolet
 
     diff, pool = row_style(row)
     fr = random_frame("triolet", seed, diff, pool=pool, size=(1280, 720))
@@ -139,7 +139,7 @@ class Paired:
 def score_kept(path: Path, seed: int, result: Paired) -> None:
     """Score the frame kept in ``path`` as read then and as this checkout's rules decide it now."""
     from lab.evaluate.triolet import score_cells
-    from vision.triolet.reader import SquareEvidence, decide_cells
+    from vision.read.triolet.reader import SquareEvidence, decide_cells
 
     try:
         with np.load(path) as d:

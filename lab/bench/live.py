@@ -195,7 +195,7 @@ def live_video(video: Path, kind: str = "reader", misread: bool = False, speed: 
     """Serve one rendered video through the live loop and score it (see the module docstring)."""
     from engine.triolet import Place
     from lab.evaluate.videos import load_video_truth, view_turns
-    from vision.tracker import MoveTracker
+    from vision.track import MoveTracker
 
     labels, record = load_video_truth(video)
     header = record.header
@@ -213,7 +213,7 @@ def live_video(video: Path, kind: str = "reader", misread: bool = False, speed: 
 
 
 def _observer(kind: str, labels: list[dict[str, Any]], misread_in: list[Any] | None) -> Any:
-    from vision.tracker.oracle import Misread, OracleObserver
+    from vision.track.oracle import Misread, OracleObserver
 
     def labels_of(i: int) -> dict[str, Any] | None:
         return labels[i] if 0 <= i < len(labels) else None
@@ -222,7 +222,7 @@ def _observer(kind: str, labels: list[dict[str, Any]], misread_in: list[Any] | N
         return OracleObserver(labels_of, misreads=(_misread(misread_in, Misread),))
     if kind == "oracle":
         return OracleObserver(labels_of)
-    from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
+    from vision.track.reader import ReaderObserver, ReaderUnavailableError
 
     try:
         return ReaderObserver("triolet")
@@ -302,13 +302,13 @@ class _BenchTable:
 
     def _committed(self) -> list[tuple[int, Any]]:
         from engine.triolet import Place
-        from vision.tracker.follower import committed_places
+        from vision.track.follower import committed_places
 
         return committed_places(self.session, Place)
 
     def _view_event(self, ev: Any) -> Any:
         from engine.triolet import Place, PlacedTile
-        from vision.tracker.layout import TRIOLET_LAYOUT, rotate_cell
+        from vision.track.layout import TRIOLET_LAYOUT, rotate_cell
 
         return Place(player=ev.player, tiles=tuple(PlacedTile(rotate_cell(TRIOLET_LAYOUT, t.square, self.q), t.value,
                                                               t.wild) for t in ev.tiles))
@@ -362,7 +362,7 @@ class _BenchTable:
     def _camera_wrong(self) -> list[str]:
         """Differing cells where the record has what lies there (the camera misreads them)."""
         from lab.evaluate.videos import table_tiles
-        from vision.tracker.triolet_follower import tile_json
+        from vision.track.triolet_follower import tile_json
 
         if self.watch is None or self.watch.status != "differs" or not 0 <= self.frame < len(self.labels):
             return []
@@ -444,7 +444,7 @@ class _BenchTable:
 
 
 def _one_turn(squares: list[str]) -> bool:
-    from vision.tracker.triolet_follower import TrioletFollower
+    from vision.track.triolet_follower import TrioletFollower
 
     return TrioletFollower.one_turn(squares)
 
@@ -485,7 +485,7 @@ def soak(spec: Any, kind: str = "oracle") -> dict[str, Any]:
     """Hands waving over a static board (``lab.render.soak``) through the tracker: every event
     is a false one; also counts the rests whose board check said "differs"."""
     from lab.render.soak import soak_frames
-    from vision.tracker import MoveTracker, OracleObserver
+    from vision.track import MoveTracker, OracleObserver
 
     frames = soak_frames(spec)
     header = frames.header

@@ -169,8 +169,8 @@ def run(args: argparse.Namespace) -> int:
     from lab.evaluate.triolet import CAUSES, score_frame, square_px_band, square_px_band_names
     from lab.render import random_frame
     from vision.locate import BoardNotLocatedError
-    from vision.triolet.classifier import WILD
-    from vision.triolet.reader import read_triolet
+    from vision.read.triolet.classifier import WILD
+    from vision.read.triolet.reader import read_triolet
 
     cv2.setNumThreads(1)
     try:
@@ -370,11 +370,11 @@ def profile_group(seed: int, pictures: int, size: tuple[int, int], difficulty_na
 
 def profile_from_picture(image: Any, game: str = "triolet") -> Any:
     """The profile ``companion calibrate board --game G IMAGE --out P.json`` writes for a new file:
-    the board located automatically (``vision.board_corners``) and its colour references sampled
-    (``calibration.board_colours``); no camera section. Raises ``vision.board_corners.NoBoardFound``."""
+    the board located automatically (``vision.locate.corners``) and its colour references sampled
+    (``calibration.board_colours``); no camera section. Raises ``vision.locate.corners.NoBoardFound``."""
     from calibration.board_colours import sample_board_colours
     from calibration.profile import Profile
-    from vision.board_corners import locate_board
+    from vision.locate.corners import locate_board
 
     corners = locate_board(game, image)
     return Profile().with_board(sample_board_colours(game, image, corners, None))
@@ -385,9 +385,9 @@ def run_profile_bench(args: argparse.Namespace, size: tuple[int, int]) -> int:
     pictures without and with the profile, and a nudged board with it."""
     from calibration.board_colours import colour_warnings
     from lab.evaluate.triolet import score_frame
-    from vision.board_corners import NoBoardFound
     from vision.locate import BoardNotLocatedError
-    from vision.triolet.reader import read_triolet
+    from vision.locate.corners import NoBoardFound
+    from vision.read.triolet.reader import read_triolet
 
     if args.groups < 1 or args.per_group < 1:
         raise CliError("--groups and --per-group must be at least 1")

@@ -41,8 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _trigon_frame(seed: int, diff: str) -> dict[str, Any]:
     from lab.render.trigon import hidden_view_cells, random_trigon_frame
     from vision.locate import BoardNotLocatedError
-    from vision.trigon import read_trigon
-    from vision.trigon.geometry import board_cells, cell_name
+    from vision.read.trigon import read_trigon
+    from vision.read.trigon.geometry import board_cells, cell_name
 
     f = random_trigon_frame(seed, diff)
     variant = f.labels["variant"]
@@ -159,7 +159,7 @@ def compare_tiles(reading: Any, labels: dict[str, Any]) -> dict[str, int]:
 def _tiles_frame(game: str, seed: int, diff: str) -> dict[str, Any]:
     from lab.render.triangles import random_triangles_frame
     from vision.locate import BoardNotLocatedError
-    from vision.tritiles import read_triangles
+    from vision.read.tritiles import read_triangles
 
     f = random_triangles_frame(game, seed, diff)
     n = 3 * len(f.labels["tiles"])

@@ -29,14 +29,17 @@ from companion_api.cli.common import CliError
 from companion_api.cli.text_table import format_table, machine_line
 
 #: The reader run by each worker: reads a frame file named on stdin, answers one JSON line (CPU ms
-#: and the squares read) on stdout. Only ``vision.triolet.reader.read_triolet`` and
-#: ``vision.locate.BoardNotLocatedError`` are assumed, so older checkouts work too.
+#: and the squares read) on stdout. Only ``read_triolet`` (in ``vision.read.triolet.reader``, or
+#: ``vision.triolet.reader`` in older checkouts) and ``vision.locate.BoardNotLocatedError`` are assumed.
 WORKER = """
 import json, sys, time
 import cv2, numpy as np
 cv2.setNumThreads(1)
 from vision.locate import BoardNotLocatedError
-from vision.triolet.reader import read_triolet
+try:
+    from vision.read.triolet.reader import read_triolet
+except ImportError:
+    from vision.triolet.reader import read_triolet
 print("ready", flush=True)
 for line in sys.stdin:
     image = np.load(line.strip())
@@ -102,8 +105,9 @@ class _Worker:
 def checkout_root(path: str) -> Path:
     """The folder holding a checkout's ``vision`` package, or a ``CliError`` saying what is missing."""
     root = Path(path).expanduser().resolve()
-    if not (root / "vision" / "triolet" / "reader.py").is_file():
-        raise CliError(f"--against {path}: no Triolet reader there (expected vision/triolet/reader.py in a checkout; "
+    if not any((root / "vision" / where / "reader.py").is_file() for where in ("read/triolet", "triolet")):
+        raise CliError(f"--against {path}: no Triolet reader there (expected vision/read/triolet/reader.py "
+                       "in a checkout; "
                        "make one with: git worktree add DIR COMMIT)")
     return root
 

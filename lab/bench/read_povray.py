@@ -36,8 +36,8 @@ def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
     from lab.render.povray import GROUPS, PovrayMissing, faces, povray_frame
     from lab.render.povray.render import frame_style
     from vision.locate import BoardNotLocatedError
-    from vision.triolet.classifier import EMPTY, WILD
-    from vision.triolet.reader import read_triolet
+    from vision.read.triolet.classifier import EMPTY, WILD
+    from vision.read.triolet.reader import read_triolet
 
     cv2.setNumThreads(1)
     groups = [g.strip() for g in args.faces.split(",") if g.strip()]

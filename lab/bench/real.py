@@ -67,7 +67,7 @@ def labelled_pictures(folder: Path) -> list[tuple[str, str, Path, Path]]:
 
 def score(image: Any, truth: list[list[str | None]], game: str) -> dict[str, Any]:
     """Read one picture and compare it with its truth."""
-    from vision.blokus import BoardNotLocatedError, read_blokus
+    from vision.read.blokus import BoardNotLocatedError, read_blokus
 
     n = len(truth)
     t0 = time.perf_counter()
@@ -94,7 +94,7 @@ def _row(label: str, results: list[dict[str, Any]]) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     from lab.render.blokus import render_blokus
-    from vision.blokus.geometry import board_size, square_name
+    from vision.read.blokus.geometry import board_size, square_name
     from vision.sources import SourceError, read_image_file
 
     cv2.setNumThreads(1)

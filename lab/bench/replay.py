@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from lab.evaluate.videos import VideoScore, run_file
-    from vision.tracker import TrackerOptions
-    from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
+    from vision.track import TrackerOptions
+    from vision.track.reader import ReaderObserver, ReaderUnavailableError
 
     if args.videos < 1:
         raise CliError("--videos must be at least 1")
@@ -139,8 +139,8 @@ def _print(args: argparse.Namespace, videos: list[Path], rows: list[list[Any]], 
 def _run_pictures(args: argparse.Namespace, videos: list[Path], kinds: list[str]) -> int:
     """Trigon and the tile games: the rest tracker with the oracle (labels) or the real reader."""
     from lab.evaluate.pictures import run_picture_file
-    from vision.tracker.picture_readers import PictureReaderUnavailableError
-    from vision.tracker.rest_tracker import RestOptions
+    from vision.track.picture_readers import PictureReaderUnavailableError
+    from vision.track.rest_tracker import RestOptions
 
     rows: list[list[Any]] = []
     notes: list[str] = []
@@ -171,7 +171,7 @@ def _run_blokus(args: argparse.Namespace, kinds: list[str]) -> int:
     followed by the rest tracker with the oracle or the real square reader."""
     from lab.evaluate.pictures import score_blokus_game
     from lab.render.blokus import blokus_game_frames
-    from vision.tracker.rest_tracker import RestOptions
+    from vision.track.rest_tracker import RestOptions
 
     players = 4 if args.game == "blokus" else 2
     games = [(f"{args.game}_seed{seed}", blokus_game_frames(seed, args.game, players, args.max_events, takeback=0.25))

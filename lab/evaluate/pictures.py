@@ -24,9 +24,9 @@ from engine.trigon.events import TrigonPlace
 from engine.tritiles.events import TilePlace
 from engine.tritiles.geometry import LATTICE, vertices
 from lab.evaluate.videos import Same, VideoScore, count_output, follow_and_score, load_video_truth
-from vision.tracker.output import TrackerOutput
-from vision.tracker.picture_readers import PictureReader, oracle_reader, reader_for
-from vision.tracker.rest_tracker import RestOptions, RestTracker
+from vision.track.output import TrackerOutput
+from vision.track.picture_readers import PictureReader, oracle_reader, reader_for
+from vision.track.rest_tracker import RestOptions, RestTracker
 
 Labels = dict[str, Any]
 ROW = math.sqrt(3.0) / 2.0
@@ -136,7 +136,7 @@ def score_blokus_game(name: str, game: Any, observer_kind: str = "oracle", optio
 
     from engine.core.events import EventMeta
     from engine.core.record import RecordLine
-    from vision.tracker.picture_readers import real_reader
+    from vision.track.picture_readers import real_reader
 
     labels = [{"phase": "idle", **lab, "frame": i, "ts": i / fps} for i, lab in enumerate(game.labels)]
     events = [dataclasses.replace(ev, meta=EventMeta(frame=f, ts=f / fps)) for ev, f in game.moves]

@@ -25,8 +25,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.locate import SIZE, apply_h, units_to_image
-from vision.triolet.classifier import EMPTY, WILD
-from vision.triolet.reader import LOW_CONFIDENCE, TrioletReading
+from vision.read.triolet.classifier import EMPTY, WILD
+from vision.read.triolet.reader import LOW_CONFIDENCE, TrioletReading
 
 COLUMNS = "ABCDEFGHIJKLMNO"
 #: Share of a square's middle (0.2–0.8 of its side, where the numeral is) a hand must cover for a

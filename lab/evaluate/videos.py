@@ -19,12 +19,12 @@ from engine.core.events import Event
 from engine.core.header import Header
 from engine.core.record import Record, load_record
 from engine.triolet import Place
-from vision.tracker.follower import committed_places
-from vision.tracker.layout import TRIOLET_LAYOUT, best_rotation, rotate_cell
-from vision.tracker.observer import BoardObserver
-from vision.tracker.oracle import load_labels
-from vision.tracker.output import TrackerOutput
-from vision.tracker.tracker import MoveTracker, TrackerOptions
+from vision.track.follower import committed_places
+from vision.track.layout import TRIOLET_LAYOUT, best_rotation, rotate_cell
+from vision.track.observer import BoardObserver
+from vision.track.oracle import load_labels
+from vision.track.output import TrackerOutput
+from vision.track.tracker import MoveTracker, TrackerOptions
 
 Labels = dict[str, Any]
 TileKey = tuple[str, int | None, bool]
@@ -249,16 +249,16 @@ def run_file(video: Path, observer_kind: str = "oracle", options: TrackerOptions
     ``observer_kind``: ``oracle`` (labels), ``locator`` (real locator, labels' tiles) or ``reader``;
     ``misread_rate`` makes the oracle misread that share of tiles (truth as second candidate)."""
     from vision.sources import VideoFileSource
-    from vision.tracker.oracle import OracleObserver
+    from vision.track.oracle import OracleObserver
 
     labels, record = load_video_truth(video)
     if observer is None:
         if observer_kind in ("oracle", "locator"):
-            from vision.tracker.reader import locate_triolet
+            from vision.track.reader import locate_triolet
             observer = OracleObserver(lambda i: labels[i] if 0 <= i < len(labels) else None,
                                       locator=locate_triolet if observer_kind == "locator" else None,
                                       misread_rate=misread_rate, seed=7)
         else:
-            from vision.tracker.reader import ReaderObserver
+            from vision.track.reader import ReaderObserver
             observer = ReaderObserver("triolet")
     return score_video(video.stem, VideoFileSource(video), labels, record, observer, options)

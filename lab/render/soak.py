@@ -120,7 +120,7 @@ class SoakFrames:
     def opening_events(self) -> list[Event]:
         """The simulated game's events, squares named in the first view's frame."""
         from lab.evaluate.videos import view_turns
-        from vision.tracker.layout import TRIOLET_LAYOUT, rotate_cell
+        from vision.track.layout import TRIOLET_LAYOUT, rotate_cell
 
         q = view_turns(self._pictures[0][1])
         out: list[Event] = []

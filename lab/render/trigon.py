@@ -21,7 +21,7 @@ from lab.render.stage import Stage, texture_to_world
 from lab.render.styles import TABLE_SURFACES, TRIGON_COLOURS, StylePool, bgr
 from lab.render.table import ClutterItem
 from lab.render.triolet import sheen
-from vision.trigon.board_geometry import (
+from vision.read.trigon.board_geometry import (
     START_POINTS,
     Cell,
     board_cells,

@@ -160,14 +160,14 @@ class _Trigon(_Adapter):
 
     def target(self, item: Any) -> tuple[float, float]:
         from lab.render.trigon import _to_phys
-        from vision.trigon.board_geometry import cell_centre_mm, parse_cell
+        from vision.read.trigon.board_geometry import cell_centre_mm, parse_cell
         side = self.scene.side
         pts = [cell_centre_mm(_to_phys(parse_cell(c, side), side), 9, self.scene.cell_mm) for c in item[1]]
         m = np.mean(pts, axis=0)
         return float(m[0]), float(m[1])
 
     def footprint(self) -> tuple[NDArray[np.float64], float]:
-        from vision.trigon.board_geometry import hexagon_corners_mm
+        from vision.read.trigon.board_geometry import hexagon_corners_mm
         hexr = 9 * self.scene.cell_mm + self.scene.rim_mm
         return hexagon_corners_mm(9, self.scene.cell_mm), 2 * hexr * 0.95
 

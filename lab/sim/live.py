@@ -3,7 +3,7 @@
 A game played by ``lab.sim.driver`` is acted out by ``lab.render.video`` (hands laying
 tiles, take-backs, light changes, nudges) at a small size and a low frame rate, paced to the
 wall clock: frames due in the past are not rendered at all, so the table never falls further
-and further behind. The real reader (``vision.tracker.reader.ReaderObserver``) follows the game
+and further behind. The real reader (``vision.track.reader.ReaderObserver``) follows the game
 through :class:`~companion_api.tracker_source.TrackerSource`, so events, scores and evidence crops
 are the tracker's own. What a camera cannot see (exchanges, passes, reveals) is entered the way
 the players would on the phone, once the video shows it done and the tracker has committed the
@@ -44,8 +44,8 @@ def check_reader(game: str) -> None:
     """Raise :class:`ReaderUnavailable` (with the reason) unless the real reader for ``game`` starts."""
     try:
         from lab.render.video import VideoSpec  # noqa: F401
-        from vision.tracker.picture_readers import PictureReaderUnavailableError, real_reader
-        from vision.tracker.reader import ReaderObserver, ReaderUnavailableError
+        from vision.track.picture_readers import PictureReaderUnavailableError, real_reader
+        from vision.track.reader import ReaderObserver, ReaderUnavailableError
     except ModuleNotFoundError as exc:
         raise ReaderUnavailable(f"{exc.name} is missing") from None
     try:
@@ -156,8 +156,8 @@ class LiveSimSource(TrackerSource):
             yield i, t, g.render(i)
 
     def _default_tracker(self, frames: Any, corners: Any) -> Any:
-        from vision.tracker.reader import ReaderObserver
-        from vision.tracker.track import tracker_for
+        from vision.track.reader import ReaderObserver
+        from vision.track.track import tracker_for
 
         if self.ctx.header.game != "triolet":
             return tracker_for(self.ctx.header, frames, corners)
@@ -203,7 +203,7 @@ class LiveSimSource(TrackerSource):
         """Square (named as the tracker names it) -> declared value, for every wild the truth places."""
         if self._wilds is None:
             from lab.evaluate.videos import view_turns
-            from vision.tracker.layout import TRIOLET_LAYOUT, rotate_cell
+            from vision.track.layout import TRIOLET_LAYOUT, rotate_cell
 
             labels = self.render_game.last_labels
             q = view_turns(labels) if labels is not None else 0

@@ -1,4 +1,4 @@
-"""Crops for the hand net (``vision/triolet/hand_net.py``): normal pictures that all have a hand over
+"""Crops for the hand net (``vision/read/triolet/hand_net.py``): normal pictures that all have a hand over
 the board; dev-time only.
 
 Per picture (training styles, seeds ``holdout.TRAIN_SEED_BASE + i``, normal difficulty with one or
@@ -28,9 +28,9 @@ from lab.render import difficulty as render_difficulty
 from lab.render import random_frame
 from lab.render.holdout import TRAIN_SEED_BASE, training_pool
 from lab.train.train_triolet_digits import rectified_with_occluders
-from vision.triolet.classifier import EMPTY, WILD
-from vision.triolet.features import square_crops
-from vision.triolet.geometry import MARGIN, PITCH
+from vision.read.triolet.classifier import EMPTY, WILD
+from vision.read.triolet.features import square_crops
+from vision.read.triolet.geometry import MARGIN, PITCH
 
 COLUMNS = "ABCDEFGHIJKLMNO"
 Samples = tuple[list[tuple[tuple[int, int], int]], list[tuple[tuple[int, int], int]]]

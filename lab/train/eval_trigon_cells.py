@@ -1,4 +1,4 @@
-"""Evaluate the Trigon cell classifier (``vision.trigon.colours``): the old rule against the net, on
+"""Evaluate the Trigon cell classifier (``vision.read.trigon.colours``): the old rule against the net, on
 rendered frames never trained on, with the TRUE board geometry (and, as a check of tolerance,
 with the geometry moved by up to ~0.2 cell). Dev-time only; needs no torch.
 
@@ -32,8 +32,8 @@ from numpy.typing import NDArray
 
 from lab.render.styles import LIGHTS
 from lab.render.trigon import TRIGON_BOARDS
-from vision.trigon.board_geometry import parse_cell
-from vision.trigon.colours import (
+from vision.read.trigon.board_geometry import parse_cell
+from vision.read.trigon.colours import (
     CLASSES,
     NET_SIZE,
     CellNet,
@@ -44,8 +44,8 @@ from vision.trigon.colours import (
     net_input,
     net_view,
 )
-from vision.trigon.geometry import board_cells, cell_name, cell_table, hexagon_corners
-from vision.trigon.locate import apply_h, orient
+from vision.read.trigon.geometry import board_cells, cell_name, cell_table, hexagon_corners
+from vision.read.trigon.locate import apply_h, orient
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]

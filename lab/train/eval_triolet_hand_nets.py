@@ -1,4 +1,4 @@
-"""Compare hand nets (``vision/triolet/hand_net.py``) on the reader, on pictures with a hand over
+"""Compare hand nets (``vision/read/triolet/hand_net.py``) on the reader, on pictures with a hand over
 the board; dev-time only (no torch).
 
 Renders normal Triolet frames (training styles, 1280×720, seeds from ``--seed``: the same pictures
@@ -35,8 +35,8 @@ from lab.render import random_frame
 from lab.render.frame import RenderedFrame
 from lab.render.holdout import training_pool
 from vision.locate import BoardNotLocatedError
-from vision.triolet import cnn as square_cnn
-from vision.triolet.reader import read_triolet
+from vision.read.triolet import cnn as square_cnn
+from vision.read.triolet.reader import read_triolet
 
 BASE = "base"
 SIZE = (1280, 720)

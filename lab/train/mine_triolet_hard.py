@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.triolet.classifier import N_CLASSES
-from vision.triolet.cnn import SquareCnn, load_cnn
-from vision.triolet.reader import turns_averaged
+from vision.read.triolet.classifier import N_CLASSES
+from vision.read.triolet.cnn import SquareCnn, load_cnn
+from vision.read.triolet.reader import turns_averaged
 
 #: A crop whose top probability (four turns averaged) is below this counts as hard.
 BELOW = 0.9

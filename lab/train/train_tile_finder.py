@@ -5,14 +5,14 @@
 
 ``data`` renders frames of both games with seeds ``data_train_cli.TRAIN_SEED_BASE + start …`` (difficulties
 easy, normal and hard in turn), shrinks each to the finder's working size
-(``vision.tritiles.finder.WORK_SIZE``) and cuts ``PATCHES`` patches of ``PATCH`` px, most of them
+(``vision.read.tritiles.finder.WORK_SIZE``) and cuts ``PATCHES`` patches of ``PATCH`` px, most of them
 around tiles, with three target maps at a quarter of the patch's resolution:
 
 - the centre of every tile at least ``CENTRE_MIN_VISIBLE`` in view (a small Gaussian),
 - every tile corner a hand does not cover (a small Gaussian),
 - the tiles' visible top faces (share of the quarter-pixel covered).
 
-``train`` fits the net of ``vision.tritiles.finder`` (strided and dilated 3×3 convolutions, three
+``train`` fits the net of ``vision.read.tritiles.finder`` (strided and dilated 3×3 convolutions, three
 sigmoid maps) with binary cross-entropy, positives of the two point maps weighted up, and writes
 ``vision/models/tile_finder.npz`` (float16, well under 1 MB). The benchmark's frames use seeds
 below 1,000,000: the two never meet.
@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lab.train.data_train_cli import run_cli, tile_frames
-from vision.tritiles.finder import FINDER_PATH, STRIDE, WORK_SIZE
+from vision.read.tritiles.finder import FINDER_PATH, STRIDE, WORK_SIZE
 
 PATCH = 256
 PATCHES = 6
@@ -135,7 +135,7 @@ def _torch_net() -> Any:
     import torch
     from torch import nn
 
-    from vision.tritiles.finder import LAYERS, MAPS
+    from vision.read.tritiles.finder import LAYERS, MAPS
 
     layers: list[Any] = []
     for cin, cout, stride, dil in LAYERS:
@@ -213,7 +213,7 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
     import torch
     from torch.nn import functional as tnf
 
-    from vision.tritiles.finder import MEAN, SPREAD
+    from vision.read.tritiles.finder import MEAN, SPREAD
 
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)

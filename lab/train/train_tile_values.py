@@ -16,15 +16,15 @@ threads beside other work):
 
 ``data`` renders frames of both games (seeds ``data_train_cli.TRAIN_SEED_BASE + start …``, difficulties easy,
 normal and hard in turn) and cuts, for every tile at least ``MIN_VISIBLE`` in view, the window of
-each corner as the reader sees it (``vision.tritiles.values.corner_crop``: the tile turned upright
+each corner as the reader sees it (``vision.read.tritiles.values.corner_crop``: the tile turned upright
 with that corner on top), from the true outline moved by the finder's typical error (each corner
 shifted by up to ``JITTER`` of a side), labelled with the corner's value 0–5 (numerals and pips
 alike). With ``FINDER_CROPS`` each frame also goes through the tile finder the reader uses
-(``vision.tritiles.reader.locate_tiles``) and the corners of every found tile that matches a true
+(``vision.read.tritiles.reader.locate_tiles``) and the corners of every found tile that matches a true
 one (centre within ``MATCH`` of a side) are cut from the *found* outline, labelled with the value
 of the nearest true corner: the net then learns the outlines it is given at run time, whose corners
 are off by 7 % of a side at the median and 15 % at the 90th percentile (twice ``JITTER``).
-``train`` fits the square-CNN architecture of the Triolet reader (``vision.triolet.cnn``:
+``train`` fits the square-CNN architecture of the Triolet reader (``vision.read.triolet.cnn``:
 shrink, three conv blocks, a hidden layer) with six outputs and writes
 ``vision/models/tile_values.npz``. The benchmark's frames use seeds below 1,000,000.
 """
@@ -40,8 +40,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lab.train.data_train_cli import run_cli, tile_frames
-from vision.tritiles.finder import mean_side
-from vision.tritiles.values import CORNER_CROP, VALUES_PATH, clockwise, corner_crop
+from vision.read.tritiles.finder import mean_side
+from vision.read.tritiles.values import CORNER_CROP, VALUES_PATH, clockwise, corner_crop
 
 MIN_VISIBLE = 0.85
 #: corner shift, as a share of the tile's side (standard deviation per axis)
@@ -79,7 +79,7 @@ def frame_crops(f: Any, rng: np.random.Generator) -> tuple[NDArray[np.uint8], ND
 def finder_crops(f: Any) -> tuple[list[NDArray[np.uint8]], list[int]]:
     """Corner crops cut from the outlines the reader's tile finder gives, for found tiles matching a
     true tile at least ``MIN_VISIBLE`` in view, labelled with the nearest true corner's value."""
-    from vision.tritiles.reader import _finder_net, locate_tiles
+    from vision.read.tritiles.reader import _finder_net, locate_tiles
 
     truth = [t for t in f.labels["tiles"] if float(t.get("visible", 1.0)) >= MIN_VISIBLE]
     if not truth:

@@ -1,5 +1,5 @@
 """Train the Trigon cell net (empty / blue / yellow / red / green per triangle) on rendered frames;
-dev-time only (torch). Run-time inference is numpy (``vision.trigon.colours``).
+dev-time only (torch). Run-time inference is numpy (``vision.read.trigon.colours``).
 
 The committed ``vision/models/trigon_cells.npz`` was made with (2-core shared VM, one process,
 one thread; ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1`` set)::
@@ -61,7 +61,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lab.train.eval_trigon_cells import frame_truth, geometry_error, moved, true_homography
-from vision.trigon.colours import (
+from vision.read.trigon.colours import (
     CELLS_NET_PATH,
     CLASSES,
     NET_LAYERS,
@@ -73,7 +73,7 @@ from vision.trigon.colours import (
     net_view,
     pool_table,
 )
-from vision.trigon.geometry import cell_table
+from vision.read.trigon.geometry import cell_table
 
 F32 = NDArray[np.float32]
 U8 = NDArray[np.uint8]

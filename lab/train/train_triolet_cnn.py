@@ -80,7 +80,7 @@ times so that they weigh), training styles only. Every 19th ``c_*`` file (8 of 1
 validation set (``is_validation``).
 
 The hand nets (``vision/models/triolet_cnn_hand.npz`` and ``triolet_cnn_hand_b.npz``;
-``vision/triolet/hand_net.py``) are the two nets above fine-tuned on 7,000 pictures that all have a
+``vision/read/triolet/hand_net.py``) are the two nets above fine-tuned on 7,000 pictures that all have a
 hand over the board (training seeds 1,600,000–1,606,999; 2-core VM, two threads, 21 and 15
 minutes beside other work)::
 
@@ -121,7 +121,7 @@ true value, so a 6 stays a 6 however it is turned), a small rotation/scale/shift
 gain, contrast, brightness, blur and noise. The net (``Net``): the crop shrunk to ``IN_SIZE`` px
 by area averaging and standardised per crop, three 3×3 conv + batch norm + ReLU + 2×2 max pool
 blocks, a ReLU hidden layer, 18 outputs. The export folds batch norm into the convolutions and
-stores float16 weights; run-time inference is numpy (``vision.triolet.cnn``).
+stores float16 weights; run-time inference is numpy (``vision.read.triolet.cnn``).
 Needs ``pip install '.[train]'`` (torch); nothing at run time does.
 """
 
@@ -139,8 +139,8 @@ import torch.nn.functional as F
 from numpy.typing import NDArray
 from torch import nn
 
-from vision.triolet.classifier import EMPTY, N_CLASSES
-from vision.triolet.cnn import CNN_PATH, NORM_EPS, area_matrix
+from vision.read.triolet.classifier import EMPTY, N_CLASSES
+from vision.read.triolet.cnn import CNN_PATH, NORM_EPS, area_matrix
 
 IN_SIZE = 40
 WIDTHS = (16, 32, 64)
@@ -186,7 +186,7 @@ class Net(nn.Module):  # type: ignore[misc,unused-ignore]
 
 
 def export_arrays(net: Net) -> dict[str, NDArray[Any]]:
-    """Weights for ``vision.triolet.cnn`` (NHWC, batch norm folded, float16 weights)."""
+    """Weights for ``vision.read.triolet.cnn`` (NHWC, batch norm folded, float16 weights)."""
     out: dict[str, NDArray[Any]] = {"in_size": np.array(net.in_size, np.int32)}
     mods: list[Any] = list(net.features)
     for k, i in enumerate(range(0, len(mods), 4)):
@@ -411,7 +411,7 @@ def train(paths: list[Path], epochs: int, out: Path, seed: int = 7, batch: int =
     np.savez_compressed(out, **arrays)  # type: ignore[arg-type]
     with torch.no_grad():
         ref = net(to_tensor(xv[:256])).numpy()
-    from vision.triolet.cnn import cnn_from_arrays
+    from vision.read.triolet.cnn import cnn_from_arrays
 
     diff = float(np.abs(cnn_from_arrays(arrays).logits(xv[:256]) - ref).max())
     print(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB); numpy vs torch max logit diff {diff:.4f}; "

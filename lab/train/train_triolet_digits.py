@@ -42,9 +42,9 @@ from lab.render import RenderedFrame, random_frame
 from lab.render.holdout import HELD_OUT, TRAIN_SEED_BASE, training_pool
 from lab.render.styles import TYPEFACES
 from vision.locate import BoardNotLocatedError, locate_board
-from vision.triolet.classifier import EMPTY, MODEL_PATH, N_CLASSES, WILD, Mlp
-from vision.triolet.features import CROP, features, square_crops
-from vision.triolet.geometry import MARGIN, PITCH, rectified_board, rectify_maps
+from vision.read.triolet.classifier import EMPTY, MODEL_PATH, N_CLASSES, WILD, Mlp
+from vision.read.triolet.features import CROP, features, square_crops
+from vision.read.triolet.geometry import MARGIN, PITCH, rectified_board, rectify_maps
 
 COLUMNS = "ABCDEFGHIJKLMNO"
 #: (start, count) frame ranges of the committed model, in training order (seeds TRAIN_SEED_BASE + start …)

@@ -1,0 +1,16 @@
+"""Triominos / Trio Domino picture reader (INTERFACES §3).
+
+Stages, one file each: ``detect`` (tile faces → lattice → tile triangles), ``values`` (corner
+values: numerals or pips, M-B1), ``lattice`` (cells and fields, M-B2/M-B3/D-B1), ``reading``
+(result + JSON), ``reader`` (entry points). No tile found → ``TilesNotFoundError``, a subclass of
+``vision.locate.BoardNotLocatedError``.
+"""
+
+from __future__ import annotations
+
+from vision.read.tritiles.lattice import Placed, assemble, clockwise
+from vision.read.tritiles.reader import TilesNotFoundError, read, read_triangles, tiles_from_corners
+from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
+
+__all__ = ["Placed", "TileCorner", "TileReading", "TilesNotFoundError", "TrianglesReading", "assemble", "clockwise",
+           "read", "read_triangles", "tiles_from_corners"]

@@ -69,13 +69,14 @@ def test_bench_decide_refuses_evidence_of_another_reader(tmp_path: Path) -> None
 
 
 def test_bench_decide_fingerprint_leaves_out_the_decision_step(tmp_path: Path) -> None:
-    (tmp_path / "triolet").mkdir()
-    (tmp_path / "triolet" / "consistency.py").write_text("A = 1\n", encoding="utf-8")
-    (tmp_path / "triolet" / "reader.py").write_text("B = 1\n", encoding="utf-8")
+    triolet = tmp_path / "read" / "triolet"
+    triolet.mkdir(parents=True)
+    (triolet / "consistency.py").write_text("A = 1\n", encoding="utf-8")
+    (triolet / "reader.py").write_text("B = 1\n", encoding="utf-8")
     first = bench_decide.reader_fingerprint(tmp_path)
-    (tmp_path / "triolet" / "consistency.py").write_text("A = 2\n", encoding="utf-8")
+    (triolet / "consistency.py").write_text("A = 2\n", encoding="utf-8")
     assert bench_decide.reader_fingerprint(tmp_path) == first
-    (tmp_path / "triolet" / "reader.py").write_text("B = 2\n", encoding="utf-8")
+    (triolet / "reader.py").write_text("B = 2\n", encoding="utf-8")
     assert bench_decide.reader_fingerprint(tmp_path) != first
 
 

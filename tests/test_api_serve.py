@@ -3,26 +3,16 @@ default simulated table (renderer + vision tracker)."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def companion(*args: str, **kw: Any) -> subprocess.Popen[str]:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    code = "import sys; from companion_api.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+from cli_process import companion, stop
 
 
 def start(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str, str]:
@@ -53,15 +43,6 @@ def start(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str, str]:
 def events(base: str, token: str) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = httpx.get(base + "/api/events", params={"token": token}, timeout=5).json()["events"]
     return items
-
-
-def stop(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def test_kill_9_mid_game_loses_nothing_and_restart_resumes(tmp_path: Path) -> None:

@@ -8,8 +8,6 @@ import os
 import re
 import ssl
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import httpx
 import numpy as np
 import pytest
 from camera_helpers import video_frames, with_rests, write_y4m
+from cli_process import companion
 from fastapi.testclient import TestClient
 
 from companion_api.app import create_app
@@ -244,15 +243,9 @@ def test_the_local_certificate_names_this_machine_and_keeps_its_key_private(tmp_
     assert moved[2] and "10.9.9.9" in cert_names(cert)  # a new LAN address: made again
 
 
-def _companion(*args: str) -> subprocess.Popen[str]:
-    code = "import sys; from companion_api.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
 def test_serve_prints_the_camera_link_and_serves_it_over_https(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite3"
-    proc = _companion("serve", "--db", str(db), "--port", "0", "--host", "127.0.0.1", "--source", "sim-lite",
+    proc = companion("serve", "--db", str(db), "--port", "0", "--host", "127.0.0.1", "--source", "sim-lite",
                       "--game", "triolet")
     try:
         assert proc.stdout is not None
@@ -286,7 +279,7 @@ def _get(url: str, ctx: Any) -> Any:
 
 
 def test_serve_refuses_a_certificate_without_its_key(tmp_path: Path) -> None:
-    proc = _companion("serve", "--db", str(tmp_path / "x.sqlite3"), "--port", "0", "--source", "sim-lite",
+    proc = companion("serve", "--db", str(tmp_path / "x.sqlite3"), "--port", "0", "--source", "sim-lite",
                       "--cert", str(tmp_path / "c.pem"))
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "--cert and --key go together" in err and len(err.strip().splitlines()) == 1

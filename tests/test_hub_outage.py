@@ -4,31 +4,22 @@ agrees with every table's own ``/api/game``, holding every event once."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from cli_process import companion, stop
 from hub_helpers import broker, disagreement, wait_until
 
-ROOT = Path(__file__).resolve().parents[1]
 TABLES = ("north", "south", "east")
 #: Simulated pace: about 0.7 s a move, so a ~50-move game outlasts the outage.
 SPEED = "5"
 OUTAGE_S = 20.0
-
-
-def companion(*args: str) -> subprocess.Popen[str]:
-    code = "import sys; from companion_api.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def first_line(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
@@ -39,15 +30,6 @@ def first_line(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
         proc.kill()
         pytest.fail(f"unexpected start-up line {line!r}; stderr: {proc.stderr.read() if proc.stderr else ''}")
     return m
-
-
-def stop(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def unacknowledged(db: Path) -> int:

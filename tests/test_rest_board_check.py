@@ -6,6 +6,7 @@ record agree again. Readings are scripted; nothing is rendered."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -124,20 +125,26 @@ def test_trigon_an_attempt_looked_at_again_is_not_yet_a_difference() -> None:
 
 
 # -- the rest tracker passes it on as the table's watch -------------------------------------------
-def test_rest_tracker_reports_differs_with_the_cells_and_back_to_ok_by_itself() -> None:
-    session, first = _trigon()
-    board: dict[str, str] = {}
-    tracker = RestTracker(session.header, lambda frame: _trigon_reading(board))
+def _rests(tracker: RestTracker) -> Callable[[], list[str]]:
+    """A function feeding the tracker frames of a still table until the picture is read (the scripted
+    board is what it shows); it returns the kinds of the outputs."""
     clock = iter(range(10_000))
 
     def rest() -> list[str]:
-        """Frames of a still table until the picture is read (the scripted board is what it shows)."""
         tracker.request_full_read()
         kinds: list[str] = []
         for _ in range(12):
             i = next(clock)
             kinds += [o.kind for o in tracker.feed(i, i * 0.1, np.zeros((48, 64, 3), np.uint8))]
         return kinds
+    return rest
+
+
+def test_rest_tracker_reports_differs_with_the_cells_and_back_to_ok_by_itself() -> None:
+    session, first = _trigon()
+    board: dict[str, str] = {}
+    tracker = RestTracker(session.header, lambda frame: _trigon_reading(board))
+    rest = _rests(tracker)
 
     def status() -> str:
         return tracker.board_check.status
@@ -245,15 +252,7 @@ def test_rest_tracker_takes_the_players_word_on_a_persistent_misread() -> None:
     session, first = _trigon()
     board: dict[str, str] = {c: "blue" for c in first.cells}
     tracker = RestTracker(session.header, lambda frame: _trigon_reading(board))
-    clock = iter(range(10_000))
-
-    def rest() -> list[str]:
-        tracker.request_full_read()
-        kinds: list[str] = []
-        for _ in range(12):
-            i = next(clock)
-            kinds += [o.kind for o in tracker.feed(i, i * 0.1, np.zeros((48, 64, 3), np.uint8))]
-        return kinds
+    rest = _rests(tracker)
 
     def cells() -> list[str]:
         return [c.cell for c in tracker.board_check.cells]

@@ -10,7 +10,7 @@ points). A picture with no board raises ``vision.locate.BoardNotLocatedError``.
 from __future__ import annotations
 
 from vision.locate import BoardNotLocatedError
-from vision.read.blokus.reader import read, read_blokus
+from vision.read.blokus.reader import read_blokus
 from vision.read.blokus.reading import BlokusReading, BlokusSquare
 
-__all__ = ["BlokusReading", "BlokusSquare", "BoardNotLocatedError", "read", "read_blokus"]
+__all__ = ["BlokusReading", "BlokusSquare", "BoardNotLocatedError", "read_blokus"]

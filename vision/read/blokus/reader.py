@@ -99,11 +99,4 @@ def read_blokus(image: NDArray[np.uint8], calibration: dict[str, Any] | None = N
                                      "total": (time.perf_counter() - t0) * 1e3})
 
 
-def read(image: NDArray[np.uint8], calibration: dict[str, Any] | None = None, **opts: Any) -> BlokusReading:
-    """Entry point for ``companion read --game blokus|blokus_duo`` (options ``game``, ``debug``: a folder)."""
-    debug = opts.get("debug") or opts.get("debug_dir")
-    return read_blokus(image, calibration, game=str(opts.get("game", "blokus")),
-                       debug_dir=str(debug) if debug else None)
-
-
-__all__ = ["BoardNotLocatedError", "read", "read_blokus"]
+__all__ = ["BoardNotLocatedError", "read_blokus"]

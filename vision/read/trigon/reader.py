@@ -69,11 +69,4 @@ def read_trigon(image: NDArray[np.uint8], calibration: dict[str, Any] | None = N
                                      "total": (time.perf_counter() - t0) * 1e3})
 
 
-def read(image: NDArray[np.uint8], calibration: dict[str, Any] | None = None, **opts: Any) -> TrigonReading:
-    """Entry point for ``companion read --game trigon`` (options ``variant``, ``debug``: a folder)."""
-    debug = opts.get("debug") or opts.get("debug_dir")
-    return read_trigon(image, calibration, variant=str(opts.get("variant", "trigon")),
-                       debug_dir=str(debug) if debug else None)
-
-
-__all__ = ["BoardNotLocatedError", "read", "read_trigon"]
+__all__ = ["BoardNotLocatedError", "read_trigon"]

@@ -2,15 +2,17 @@
 
 Stages, one file each: ``detect`` (tile faces → lattice → tile triangles), ``values`` (corner
 values: numerals or pips, M-B1), ``lattice`` (cells and fields, M-B2/M-B3/D-B1), ``reading``
-(result + JSON), ``reader`` (entry points). No tile found → ``TilesNotFoundError``, a subclass of
-``vision.locate.BoardNotLocatedError``.
+(result + JSON), ``reader`` (``read_triangles``, which the registry in ``vision.read`` calls). No
+tile found → ``TilesNotFoundError``, a subclass of ``vision.locate.BoardNotLocatedError``.
 """
 
 from __future__ import annotations
 
 from vision.read.tritiles.lattice import Placed, assemble, clockwise
-from vision.read.tritiles.reader import TilesNotFoundError, read, read_triangles, tiles_from_corners
+from vision.read.tritiles.reader import TilesNotFoundError, read_triangles, tiles_from_corners
 from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
 
-__all__ = ["Placed", "TileCorner", "TileReading", "TilesNotFoundError", "TrianglesReading", "assemble", "clockwise",
-           "read", "read_triangles", "tiles_from_corners"]
+__all__ = [
+    "Placed", "TileCorner", "TileReading", "TilesNotFoundError", "TrianglesReading", "assemble", "clockwise",
+    "read_triangles", "tiles_from_corners"
+]

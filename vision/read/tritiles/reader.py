@@ -184,10 +184,3 @@ def _write_debug(folder: Path, image: NDArray[np.uint8], reading: TrianglesReadi
         cv2.putText(vis, f"{t.field}:{t.cell[0]},{t.cell[1]}", (int(t.center_px[0]) - 20, int(t.center_px[1])),
                     cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 120, 0), 1)
     cv2.imwrite(str(folder / f"{reading.game}_tiles.png"), vis)
-
-
-def read(image: NDArray[np.uint8], calibration: dict[str, Any] | None = None, **opts: Any) -> TrianglesReading:
-    """Entry point for ``companion read --game triominos|trio_domino`` (options ``game``, ``debug``: a folder)."""
-    debug = opts.get("debug") or opts.get("debug_dir")
-    return read_triangles(image, str(opts.get("game", "triominos")), calibration,
-                          debug_dir=str(debug) if debug else None)

@@ -77,6 +77,16 @@ class Tokens:
     table: str
 
 
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection to the table's database as every writer of it uses one: shared between threads
+    (callers lock), autocommit, write-ahead log, every commit synced, waiting up to 5 s for a lock."""
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA busy_timeout=5000")
+    return db
+
 class Store:
     """A SQLite database file shared by the table loop and the HTTP handlers (thread-safe)."""
 
@@ -87,16 +97,13 @@ class Store:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             private_file(self.path)  # it holds the tokens: the owner's alone (SQLite gives -wal/-shm its mode)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = connect(path)
         if on_disk:
             for suffix in ("-wal", "-shm"):
                 side = self.path.with_name(self.path.name + suffix)
                 if side.exists():
                     private_file(side)
-        self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA busy_timeout=5000")
         with self._lock:
             self._db.executescript(SCHEMA)
 

@@ -7,10 +7,11 @@ order. It uses its own connection to the table's SQLite file (WAL lets it sit be
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..store import connect
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS hub_outbox (
@@ -38,10 +39,7 @@ class Outbox:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db = connect(path)
         with self._lock:
             self._db.executescript(SCHEMA)
 

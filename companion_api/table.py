@@ -338,8 +338,7 @@ class Table:
     def played_events(self) -> tuple[Header, list[Event]]:
         """The game as played: corrections and undos applied, illegal attempts left out."""
         with self._lock:
-            session = self._game.session
-            return self.header, [ev for seq, ev in session.effective_events() if session.entries[seq - 1].verdict.legal]
+            return self.header, [ev for _seq, ev in self.effective_moves()]
 
     def effective_moves(self) -> list[tuple[int, Event]]:
         """The legal game events as they now stand (corrections applied, undone ones left out), by seq."""

@@ -67,12 +67,14 @@ class CameraHttps:
             print("scan with the phone on the stand to make it the camera:", file=sys.stderr)
             print_qr(url, sys.stderr)
 
-    def run(self, app: Any, http_server: Any, http_sock: socket.socket) -> None:
-        """Serve HTTP (with the app's lifespan) and HTTPS (without) until either stops."""
+    def run(self, app: Any, http_server: Any, http_sock: socket.socket, limits: dict[str, Any] | None = None) -> None:
+        """Serve HTTP (with the app's lifespan) and HTTPS (without) until either stops; ``limits`` are
+        the uvicorn settings against floods both listeners take (``cli.serve.connection_limits``)."""
         import uvicorn
 
         config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False,
-                                lifespan="off", ssl_certfile=str(self.cert), ssl_keyfile=str(self.key))
+                                lifespan="off", ssl_certfile=str(self.cert), ssl_keyfile=str(self.key),
+                                **(limits or {}))
         https_server = uvicorn.Server(config)
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_both(http_server, http_sock, https_server, self.sock))

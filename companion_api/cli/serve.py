@@ -180,11 +180,11 @@ def serve(settings: Any, factory: Any, viewer: str, table: str, https_port: int 
     print(f"viewer: {viewer_url}", flush=True)
     print(f"table token: {table}", flush=True)
     camera.announce(url_host(host), table, settings.source == "phone")
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False,
-                            **connection_limits())
+    limits = connection_limits()
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, access_log=False, **limits)
     server = uvicorn.Server(config)
     sys.stdout.flush()
-    camera.run(app, server, sock)
+    camera.run(app, server, sock, limits)
     return 0
 
 

@@ -17,9 +17,6 @@ PRODUCT_ROOTS = ("README.md", "docs", "engine", "vision", "calibration", "compan
 TEXT_SUFFIXES = {".py", ".md", ".html", ".js", ".css", ".txt", ".toml", ""}
 #: The rulebooks are the publishers' texts, quoted as they are.
 NOT_OURS = ("docs/rulebooks",)
-#: Files still to be rewritten by their owners; each entry must still be needed (see the last test).
-PENDING: set[str] = set()
-
 #: A numbered round of work, or one named as "this", "the previous" …: examples in the first test.
 DIARY = re.compile(
     r"\b(?:stops?[ -]\d+|(?:this|that|previous|earlier|next|last|each|every) stop\b|stop[']s\b|rounds? \d+)",
@@ -75,7 +72,7 @@ def test_design_docs_are_each_under_600_lines() -> None:
 def test_no_product_text_speaks_of_numbered_rounds_of_work() -> None:
     texts = product_texts()
     assert any(_rel(p) == "README.md" for p in texts) and any(_rel(p) == "docs/CHANGELOG.md" for p in texts)
-    found = [line for p in texts if _rel(p) not in PENDING for line in diary_lines(p)]
+    found = [line for p in texts for line in diary_lines(p)]
     assert not found, "say what the code does and why, not which round of work changed it:\n" + "\n".join(found)
 
 
@@ -93,9 +90,3 @@ def test_the_readme_links_docs_that_exist() -> None:
     assert "docs/READER.md" in linked
     missing = sorted(d for d in linked if not (ROOT / d).exists())
     assert not missing, missing
-
-
-def test_pending_files_still_need_their_exemption() -> None:
-    """An exemption ends as soon as its file is rewritten: drop it from ``PENDING`` then."""
-    for rel in sorted(PENDING):
-        assert diary_lines(ROOT / rel), f"{rel} no longer speaks of rounds of work: remove it from PENDING"

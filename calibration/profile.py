@@ -9,10 +9,14 @@ Layout (version 1)::
      "board": {"game": "triolet", "corners_px": [[x, y], ...4], "image_size": [w, h],
                "colours": {"base": {"lab": [L, a, b], "rgb": [r, g, b], "spread": 2.1,
                                     "points_px": [[x, y], ...], "cells": ["A1", ...]}, ...},
-               "edges": [[...], ...]}}
+               "edges": [[...], ...]},
+     "tiles": {"game": "triolet", "image_size": [w, h], "summary": {"values": 17, ...},
+               "learned": {...}}}
 
 The camera section is the top-level object exactly as ``calibrate camera`` prints it
-(INTERFACES §4b); the board section sits under ``"board"``. Either may be missing. All pixel
+(INTERFACES §4b); the board section sits under ``"board"``; what ``calibrate tiles`` taught the
+reader about an edition's tiles sits under ``"tiles"`` (``learned`` is the game's reader's own
+payload, which that reader validates). Any section may be missing. All pixel
 positions are in the raw (distorted) camera image; ``board.corners_px`` follow INTERFACES §3:
 clockwise from the corner nearest the image's top-left. Colours are CIE L*a*b* (D65, sRGB).
 """
@@ -32,6 +36,8 @@ PROFILE_VERSION = 1
 CAMERA_FIELDS = ("camera_matrix", "dist_coeffs", "image_size", "rms_px", "images_used", "per_image",
                  "rejected", "square_mm", "target", "coverage", "warnings")
 GAMES = ("triolet", "trigon", "triominos", "trio_domino")
+#: games whose edition's tiles ``calibrate tiles`` can teach the reader
+TILE_GAMES = ("triolet", "triominos", "trio_domino")
 
 Point = tuple[float, float]
 
@@ -85,12 +91,29 @@ class BoardReference:
 
 
 @dataclass(frozen=True)
+class TileReference:
+    """What one picture of an edition's tiles taught the game's reader (``calibrate tiles``)."""
+
+    game: str
+    image_size: tuple[int, int]
+    summary: Mapping[str, Any] = field(default_factory=dict)
+    """What the calibration printed (JSON values), e.g. ``{"values": 17, "typeface_match": 0.93}``."""
+    learned: Mapping[str, Any] = field(default_factory=dict)
+    """The reader's own payload (JSON values): exemplars, colours, ...; the reader validates it."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "image_size": [self.image_size[0], self.image_size[1]],
+                "summary": dict(self.summary), "learned": dict(self.learned)}
+
+
+@dataclass(frozen=True)
 class Profile:
-    """A calibration profile: camera intrinsics and/or a board reference."""
+    """A calibration profile: camera intrinsics, a board reference and/or an edition's tiles."""
 
     camera: CameraCalibration | None = None
     board: BoardReference | None = None
     version: int = PROFILE_VERSION
+    tiles: TileReference | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"version": self.version}
@@ -98,6 +121,8 @@ class Profile:
             out.update(self.camera.to_json())
         if self.board is not None:
             out["board"] = self.board.to_json()
+        if self.tiles is not None:
+            out["tiles"] = self.tiles.to_json()
         return out
 
     def with_camera(self, camera: CameraCalibration) -> Profile:
@@ -105,6 +130,18 @@ class Profile:
 
     def with_board(self, board: BoardReference) -> Profile:
         return replace(self, board=board)
+
+    def with_tiles(self, tiles: TileReference) -> Profile:
+        return replace(self, tiles=tiles)
+
+    def tiles_for(self, game: str) -> TileReference | None:
+        """The tiles section when it was taught for ``game``; ``ProfileError`` when it is another game's."""
+        if self.tiles is None:
+            return None
+        if self.tiles.game != game:
+            raise ProfileError(f"the profile's tiles were calibrated for {self.tiles.game}, not {game} "
+                               f"(run: companion calibrate tiles --game {game})")
+        return self.tiles
 
 
 # -- saving and loading -------------------------------------------------------------------------
@@ -176,7 +213,8 @@ def parse_profile(obj: Any, source: str = "profile") -> Profile:
         raise ProfileError(f"{source}: version: {version} is not supported (expected {PROFILE_VERSION})")
     camera = _parse_camera(obj, c) if any(k in obj for k in CAMERA_FIELDS) else None
     board = _parse_board(obj["board"], c) if "board" in obj and obj["board"] is not None else None
-    return Profile(camera=camera, board=board, version=version)
+    tiles = _parse_tiles(obj["tiles"], c) if "tiles" in obj and obj["tiles"] is not None else None
+    return Profile(camera=camera, board=board, version=version, tiles=tiles)
 
 
 def _parse_camera(obj: dict[str, Any], c: _Checker) -> CameraCalibration:
@@ -257,6 +295,24 @@ def _parse_board(obj: Any, c: _Checker) -> BoardReference:
     pts = tuple((row[0], row[1]) for row in corners)
     return BoardReference(game=str(game), corners_px=(pts[0], pts[1], pts[2], pts[3]), image_size=size,
                           colours=colours, edges=edges)
+
+
+def _parse_tiles(obj: Any, c: _Checker) -> TileReference:
+    if not isinstance(obj, dict):
+        c.fail("tiles", f"expected an object, got {_kind(obj)}")
+    game = obj.get("game")
+    if game not in TILE_GAMES:
+        c.fail("tiles.game", f"expected one of {', '.join(TILE_GAMES)}, got {game!r}")
+    if "image_size" not in obj:
+        c.fail("tiles.image_size", "missing")
+    size = c.size(obj["image_size"], "tiles.image_size")
+    summary = obj.get("summary", {})
+    if not isinstance(summary, dict):
+        c.fail("tiles.summary", f"expected an object, got {_kind(summary)}")
+    learned = obj.get("learned", {})
+    if not isinstance(learned, dict):
+        c.fail("tiles.learned", f"expected an object, got {_kind(learned)}")
+    return TileReference(game=str(game), image_size=size, summary=summary, learned=learned)
 
 
 def _parse_colour(obj: Any, where: str, c: _Checker) -> ColourReference:

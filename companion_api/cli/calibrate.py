@@ -1,4 +1,5 @@
-"""``companion calibrate`` — the ChArUco target, camera intrinsics, board corners and colours (INTERFACES §4b)."""
+"""``companion calibrate`` — the ChArUco target, camera intrinsics, board corners and colours, an
+edition's tiles (INTERFACES §4b)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from numpy.typing import NDArray
 from calibration.board_colours import colour_warnings, sample_board_colours
 from calibration.board_geometry import BOARD_GAMES, CornersError, order_corners
 from calibration.camera import CalibrationError, CalibrationOptions, Rejection, calibrate_views
-from calibration.profile import GAMES, Profile, ProfileError, load_profile, save_profile
+from calibration.profile import GAMES, TILE_GAMES, Profile, ProfileError, load_profile, save_profile
 from calibration.target import DEFAULT_TARGET, target_image
 from calibration.undistort import Undistorter
 from calibration.views import CharucoView, detect_charuco
@@ -68,6 +69,18 @@ def register(sub: Any) -> None:
                    "the image's top-left): triolet, the playing area's corners; trigon, the two ends "
                    "of the hexagon's top side and of its bottom side")
     b.set_defaults(func=run_board)
+
+    tl = csub.add_parser("tiles", help="teach the reader an edition's tiles from one picture of them",
+                         description="Reads one picture of the edition's tiles laid out by the players "
+                         "and stores what it teaches the reader (typeface, pips, colours) in the profile "
+                         "(keeping its camera and board sections), which read, replay and serve take with "
+                         "--calibration. Triolet: one tile of each value 0-15 and a wild, in value order, "
+                         "row by row (any rows, reading order as the camera sees them). Triominos / Trio "
+                         "Domino: any tiles, face up.")
+    tl.add_argument("image", metavar="IMAGE", help="the picture of the laid-out tiles")
+    tl.add_argument("--game", required=True, choices=TILE_GAMES, help="game id")
+    tl.add_argument("--out", required=True, metavar="PROFILE.json", help="profile to write or update")
+    tl.set_defaults(func=run_tiles)
 
     def _no_what(_args: argparse.Namespace) -> int:
         raise missing_subcommand(p, "a target")
@@ -242,3 +255,30 @@ def run_board(args: argparse.Namespace) -> int:
 
 def _same_aspect(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return abs((a[0] / a[1]) / (b[0] / b[1]) - 1.0) <= 0.01
+
+
+# -- tiles ------------------------------------------------------------------------------------------
+
+def run_tiles(args: argparse.Namespace) -> int:
+    from vision.read import TileLessonError, tile_learner_for
+
+    try:
+        learner = tile_learner_for(args.game)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    path = existing_file(args.image)
+    image, why = _read_image(path)
+    if image is None:
+        raise CliError(why)
+    out = writable_file(args.out)
+    profile = _existing_profile(out)
+    _progress(f"learning the {args.game} tiles in {path.name}")
+    try:
+        tiles = learner.learn(image, profile)
+    except TileLessonError as exc:
+        raise CliError(f"{args.image}: {exc}", EXIT_NO_BOARD) from None
+    except ProfileError as exc:
+        raise CliError(f"{args.out}: {exc}") from None
+    save_profile(out, profile.with_tiles(tiles))
+    emit(dict(tiles.summary))
+    return 0

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.profile import Profile, ProfileError
+from calibration.profile import Profile, ProfileError, TileReference
 
 Image = NDArray[np.uint8]
 
@@ -70,6 +70,49 @@ def reader_for(game: str, variant: str = "") -> Reader:
     except KeyError:
         raise ValueError(f"no picture reader for {game!r}; games with one: {', '.join(_READERS)}") from None
     return make(variant or game)
+
+
+class TileLessonError(ValueError):
+    """A calibration picture that cannot teach the reader the edition's tiles; the message says why
+    (no tiles seen, the wrong number of them, rows that cannot be put in order, ...)."""
+
+
+class TileLearner(Protocol):
+    """Learns an edition's tiles (typeface, pips, colours) from one picture (``calibrate tiles``)."""
+
+    game: str
+
+    def learn(self, image: Image, calibration: Profile | None = None) -> TileReference:
+        """What ``image`` teaches this game's reader; ``TileLessonError`` when it cannot teach."""
+        ...
+
+
+_TILE_LEARNERS: dict[str, Callable[[str], TileLearner]] = {}
+
+
+def register_tile_learner(*games: str) -> Callable[[Callable[[str], TileLearner]], Callable[[str], TileLearner]]:
+    """Decorator: ``make(game)`` builds the tile learner of each of ``games``."""
+
+    def add(make: Callable[[str], TileLearner]) -> Callable[[str], TileLearner]:
+        for game in games:
+            _TILE_LEARNERS[game] = make
+        return make
+    return add
+
+
+def tile_learner_games() -> tuple[str, ...]:
+    """The games whose edition ``calibrate tiles`` can teach, in the order they were registered."""
+    return tuple(_TILE_LEARNERS)
+
+
+def tile_learner_for(game: str) -> TileLearner:
+    """The tile learner of ``game``; ``ValueError`` naming the games that have one."""
+    try:
+        make = _TILE_LEARNERS[game]
+    except KeyError:
+        have = ", ".join(_TILE_LEARNERS) or "none yet"
+        raise ValueError(f"no tile calibration for {game!r}; games with one: {have}") from None
+    return make(game)
 
 
 def _profile_dict(calibration: Profile | None) -> dict[str, Any] | None:

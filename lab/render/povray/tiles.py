@@ -512,7 +512,8 @@ def _tile_text(sc: TilesPovScene, t: TriangleTile, k: int) -> str:
            f"reflection {{ {0.01 + 0.05 * g:.3f} }} }}")
     body = "union { " + "\n  ".join(body_parts) + f" {pig} {fin} }}"
     if lk.cut == "engraved":
-        marks = _tile_marks(sc, verts, t.values, -th - 0.05, 0.6)
+        # engraved numerals are cut 0.6 mm deep; drilled pips are filled with paint nearly flush
+        marks = _tile_marks(sc, verts, t.values, -th - 0.05, 0.6 if lk.marks == "numerals" else 0.3)
         return f"difference {{ {body}\n  " + "\n  ".join(marks) + " }"
     marks = _tile_marks(sc, verts, t.values, -th - 0.025, 0.03)
     return f"union {{ {body}\n  " + "\n  ".join(marks) + " }"
@@ -659,6 +660,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--group", default="train")
     a = ap.parse_args(argv)
+    cv2.setNumThreads(1)
     for i in range(a.start, a.start + a.count):
         for game in a.games.split(","):
             t0 = time.perf_counter()

@@ -18,7 +18,8 @@ true corners and intrinsics on the usual rows.
 frame (``read_paired``).
 
 ``--renderer povray`` reads renderer B's pictures instead (``read_povray``: ray-traced tiles, other
-editions and typefaces; one row per ``--faces`` group). Every run ends with the reliability table
+editions and typefaces; one row per ``--faces`` group; for Triominos and Trio Domino
+``read_povray_tiles``: one row per tile edition and group). Every run ends with the reliability table
 (``reliability``): of the reader's answers at confidence ≥ 0.9, 0.6–0.9 and < 0.6, how many are right.
 """
 
@@ -93,8 +94,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--difficulties", default="easy,normal,hard",
                    help="trigon and tile games only: difficulties to split --frames over")
     p.add_argument("--renderer", default="project", choices=["project", "povray"],
-                   help="Triolet: whose pictures: the project's renderer (rows above) or renderer B, "
-                        "ray-traced by POV-Ray (docs/RENDERER_B.md; rows by --faces)")
+                   help="Triolet and the tile games: whose pictures: the project's renderer (rows above) or "
+                        "renderer B, ray-traced by POV-Ray (docs/RENDERER_B.md; rows by --faces, and for tiles "
+                        "by edition)")
     p.add_argument("--faces", default="train,held-out",
                    help="--renderer povray: comma-separated typeface groups, one row each (train, held-out, all)")
     p.add_argument("--cache", metavar="DIR", default=None,
@@ -158,6 +160,12 @@ def _single_threaded_blas() -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.game != "triolet":
+        if getattr(args, "renderer", "project") == "povray":
+            if args.game == "trigon":
+                raise CliError("--renderer povray draws Triolet boards and triangle tiles, not Trigon")
+            from lab.bench.read_povray_tiles import run_povray_tiles
+
+            return run_povray_tiles(args)
         from lab.bench.read_others import run_other
 
         return run_other(args)

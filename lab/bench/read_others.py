@@ -83,10 +83,12 @@ def _vertex_map(tile_corners_px: np.ndarray, cell: tuple[int, int]) -> list[tupl
     return [(verts[i], tile_corners_px[(i + pick) % 3]) for i in range(3)]
 
 
-def compare_tiles(reading: Any, labels: dict[str, Any]) -> dict[str, int]:
+def compare_tiles(reading: Any, labels: dict[str, Any]) -> dict[str, Any]:
     """Match a ``TrianglesReading`` to renderer labels: tiles matched by centre (within 0.35 side);
     corner values compared at the nearest corner; cells checked per field: one lattice isometry must
-    map every read cell's corners onto the true cell's corners (M-B2/M-B3 frames differ by one)."""
+    map every read cell's corners onto the true cell's corners (M-B2/M-B3 frames differ by one).
+    Truth without cells (hand-labelled photographs) is scored on tiles and values alone
+    (``cells_ok`` 0). ``found_idx``: the true tiles matched (indices into ``labels["tiles"]``)."""
     truth = labels["tiles"]
     n_corners = 3 * len(truth)
     tc = np.array([np.mean([c["px"] for c in t["corners"]], axis=0) for t in truth]) if truth else np.zeros((0, 2))
@@ -117,6 +119,8 @@ def compare_tiles(reading: Any, labels: dict[str, Any]) -> dict[str, int]:
     for i, j in matched.items():
         by_field.setdefault(mine[j].field, []).append(i)
     for _f, idx in by_field.items():
+        if any("cell" not in truth[i] for i in idx):
+            continue
         counts: dict[int, int] = {}
         for i in idx:
             counts[truth[i]["field"]] = counts.get(truth[i]["field"], 0) + 1
@@ -147,7 +151,8 @@ def compare_tiles(reading: Any, labels: dict[str, Any]) -> dict[str, int]:
             if good:
                 cells_right.add(i)
     in_view = {i for i, t in enumerate(truth) if float(t.get("visible", 1.0)) >= 0.5}
-    return {"tiles": len(truth), "found": len(matched), "extra": len(mine) - len(matched), "corners": n_corners,
+    return {"tiles": len(truth), "found": len(matched), "found_idx": set(matched), "extra": len(mine) - len(matched),
+            "corners": n_corners,
             "values_ok": ok_values, "cells_ok": len(cells_right),
             "in_view": len(in_view), "found_in_view": sum(i in matched for i in in_view),
             "right_in_view": sum(i in values_right and i in cells_right for i in in_view),

@@ -10,7 +10,8 @@ squares from the board edge nearest the top of the picture (INTERFACES §3).
 
 One row per picture (located, squares right, wrong squares, ms), totals per kind, and rows on
 ``--renders`` pictures from ``lab.render.blokus`` (seeded), normal and hard. Exit 2 if ``DIR`` holds no
-labelled picture and no renders were asked for.
+labelled picture and no renders were asked for. ``--game triominos|trio_domino``: the tile reader on
+hand-labelled tile photographs (``lab/bench/real_tiles.py``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", choices=("blokus", "blokus_duo"), default="blokus")
-    p.add_argument("--dir", metavar="DIR", help="labelled photographs (NAME.txt + NAME[.KIND].jpg)")
+    p.add_argument("--game", choices=("blokus", "blokus_duo", "triominos", "trio_domino"), default="blokus")
+    p.add_argument("--dir", metavar="DIR", help="labelled photographs (Blokus: NAME.txt + NAME[.KIND].jpg; "
+                   "tile games: NAME.json + NAME.jpg, lab/bench/real_tiles.py)")
     p.add_argument("--renders", type=int, default=10,
                    help="rendered boards to read as well, normal and hard each (0: none)")
     p.add_argument("--seed", type=seed_number, default=0, help="first render seed")
@@ -93,6 +95,10 @@ def _row(label: str, results: list[dict[str, Any]]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game in ("triominos", "trio_domino"):  # the tile reader: lab/bench/real_tiles.py
+        from lab.bench.real_tiles import run as run_tiles
+
+        return run_tiles(args)
     from lab.render.blokus import render_blokus
     from vision.read.blokus.geometry import board_size, square_name
     from vision.sources import SourceError, read_image_file

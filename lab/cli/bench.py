@@ -28,7 +28,8 @@ def bench_targets() -> dict[str, tuple[ModuleType, str]]:
         "serve": (serve, "live updates: latency from event commit to receipt on concurrent SSE clients"),
         "camera": (camera, "the phone as the camera: moves scored, hand-leaves-to-phone latency over WS /api/camera"),
         "render": (render, "synthetic renderer: frames rendered per second"),
-        "real": (real, "the square Blokus reader on labelled photographs (and renders): located, squares, perfect"),
+        "real": (real, "the square Blokus reader on labelled photographs (and renders): located, squares, perfect; "
+                       "the tile reader (--game triominos|trio_domino): tiles found, invented, corner values"),
         "hub": (hub, "a club's tables on one scoreboard: commit-to-scoreboard latency and hub CPU per table"),
         "hostile": (hostile, "hostile input: fuzzed bodies, 100 MB without a token, idle sockets, picture bombs"),
     }

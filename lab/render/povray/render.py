@@ -51,6 +51,27 @@ def _unit(v: Any) -> Any:
     return a / np.linalg.norm(a)
 
 
+def camera_looking_at(target: Any, tilt_deg: float, yaw_deg: float, roll_deg: float, dist: float, focal_px: float,
+                      size: tuple[int, int]) -> PovCamera:
+    """A pinhole ``dist`` mm from ``target`` (world), ``tilt_deg`` from straight above, facing along
+    ``yaw_deg`` (the picture's up points away from the camera), rolled by ``roll_deg``."""
+    w, h = size
+    t, y = math.radians(tilt_deg), math.radians(yaw_deg)
+    # from the target, back along the view: up (−Z) and out toward the yaw direction
+    back = np.array([math.sin(t) * math.cos(y), math.sin(t) * math.sin(y), -math.cos(t)])
+    tgt = np.asarray(target, np.float64)
+    pos = tgt + dist * back
+    fwd = _unit(tgt - pos)
+    ref = np.array([-math.cos(y), -math.sin(y), 0.0])  # the picture's up: away from the camera
+    up0 = _unit(ref - fwd * (ref @ fwd))
+    right0 = _unit(np.cross(-up0, fwd))
+    down0 = np.cross(fwd, right0)
+    r = math.radians(roll_deg)
+    right = math.cos(r) * right0 + math.sin(r) * down0
+    down = np.cross(fwd, right)
+    return PovCamera(tuple(pos), tuple(right), tuple(down), tuple(fwd), focal_px, w, h, tilt_deg)
+
+
 def random_pov_camera(rng: np.random.Generator, scene_half: float, corners: Any, size: tuple[int, int]) -> PovCamera:
     """A camera 0–45° from straight above, facing the board from any side, the whole board in view."""
     w, h = size
@@ -64,19 +85,7 @@ def random_pov_camera(rng: np.random.Generator, scene_half: float, corners: Any,
     dist = f * 2 * scene_half / (fill * min(w, h))
     cam = None
     for _ in range(40):
-        t, y = math.radians(tilt), math.radians(yaw)
-        # from the target, back along the view: up (−Z) and out toward the yaw direction
-        back = np.array([math.sin(t) * math.cos(y), math.sin(t) * math.sin(y), -math.cos(t)])
-        pos = target + dist * back
-        fwd = _unit(target - pos)
-        ref = np.array([-math.cos(y), -math.sin(y), 0.0])  # the picture's up: away from the camera
-        up0 = _unit(ref - fwd * (ref @ fwd))
-        right0 = _unit(np.cross(-up0, fwd))
-        down0 = np.cross(fwd, right0)
-        r = math.radians(roll)
-        right = math.cos(r) * right0 + math.sin(r) * down0
-        down = np.cross(fwd, right)
-        cam = PovCamera(tuple(pos), tuple(right), tuple(down), tuple(fwd), f, w, h, tilt)
+        cam = camera_looking_at(target, tilt, yaw, roll, dist, f, size)
         px = cam.project(corners)
         m = 0.03 * min(w, h)
         if px[:, 0].min() > m and px[:, 1].min() > m and px[:, 0].max() < w - m and px[:, 1].max() < h - m:
@@ -152,32 +161,42 @@ def frame_style(labels: dict[str, Any]) -> dict[str, Any]:
     return style
 
 
-def _postprocess(img: Any, sc: PovScene, rng: np.random.Generator) -> NDArray[np.uint8]:
-    """Exposure, vignetting, lens softness, sensor noise (shot and read), JPEG."""
-    x = img.astype(np.float32) * sc.exposure
+def postprocess(img: Any, exposure: float, extras: dict[str, float], rng: np.random.Generator) -> NDArray[np.uint8]:
+    """Exposure, vignetting, lens softness, sensor noise (shot and read), JPEG (``extras``: ``vignette``,
+    ``blur``, ``noise``, ``jpeg``)."""
+    x = img.astype(np.float32) * exposure
     h, w = x.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     rr = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    x *= (1 - sc.extras["vignette"] * rr)[..., None]
-    if sc.extras["blur"] > 0.05:
-        x = cv2.GaussianBlur(x, (0, 0), sc.extras["blur"])
-    sigma = sc.extras["noise"]
+    x *= (1 - extras["vignette"] * rr)[..., None]
+    if extras["blur"] > 0.05:
+        x = cv2.GaussianBlur(x, (0, 0), extras["blur"])
+    sigma = extras["noise"]
     x += rng.normal(0, 1, x.shape).astype(np.float32) * (sigma * np.sqrt(np.clip(x, 0, 255) / 128.0) + 0.5)
     out = np.clip(x, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, round(sc.extras["jpeg"])])
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, round(extras["jpeg"])])
     assert ok
     return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
 
 
-def render_scene(sc: PovScene, seed: int, quality: str = "normal") -> RenderedFrame:
-    """Ray-trace ``sc`` with POV-Ray, post-process it, and label it."""
+def _postprocess(img: Any, sc: PovScene, rng: np.random.Generator) -> NDArray[np.uint8]:
+    """Exposure, vignetting, lens softness, sensor noise (shot and read), JPEG."""
+    return postprocess(img, sc.exposure, sc.extras, rng)
+
+
+def run_povray(text: str, size: tuple[int, int], quality: str = "normal",
+               files: dict[str, NDArray[np.uint8]] | None = None) -> NDArray[np.uint8]:
+    """Ray-trace the scene ``text`` at ``size`` on one thread; ``files`` are pictures the scene reads
+    (name → BGR array, written beside it). Returns the raw BGR picture."""
     exe = povray_binary()
-    w, h = sc.camera.width, sc.camera.height
+    w, h = size
     aa = ["+A0.2", "+AM2", "+R2"] if quality == "normal" else ["-A"]
     with tempfile.TemporaryDirectory(prefix="povray_") as tmp:
         pov = Path(tmp) / "scene.pov"
         png = Path(tmp) / "scene.png"
-        pov.write_text(scene_text(sc), encoding="utf-8")
+        pov.write_text(text, encoding="utf-8")
+        for name, pic in (files or {}).items():
+            cv2.imwrite(str(Path(tmp) / name), pic)
         cmd = [exe, f"+I{pov}", f"+O{png}", f"+W{w}", f"+H{h}", "+FN", "-D", "-P", "-V", "+WT1", "+Q9", *aa,
                f"+L{tmp}"]
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, check=False)
@@ -185,6 +204,12 @@ def render_scene(sc: PovScene, seed: int, quality: str = "normal") -> RenderedFr
             tail = " ".join(res.stderr.strip().splitlines()[-3:])
             raise RuntimeError(f"povray failed ({res.returncode}): {tail}")
         raw = cv2.imread(str(png), cv2.IMREAD_COLOR)
+    return np.asarray(raw, np.uint8)
+
+
+def render_scene(sc: PovScene, seed: int, quality: str = "normal") -> RenderedFrame:
+    """Ray-trace ``sc`` with POV-Ray, post-process it, and label it."""
+    raw = run_povray(scene_text(sc), (sc.camera.width, sc.camera.height), quality)
     image = _postprocess(raw, sc, np.random.default_rng([seed, 0x1A6E]))
     return RenderedFrame(image=image, labels=scene_labels(sc, seed))
 

@@ -129,10 +129,18 @@ class TrioletReader:
         from .triolet.cnn import CnnMissingError
         from .triolet.reader import read_triolet, write_debug
 
-        if calibration is not None and calibration.board is None:
-            raise ProfileError("the profile holds no board corners (run: companion calibrate board)")
+        edition = None
+        if calibration is not None:
+            tiles = calibration.tiles_for("triolet")
+            if calibration.board is None and tiles is None:
+                raise ProfileError("the profile holds no board corners and no tiles (run: companion calibrate "
+                                   "board, or companion calibrate tiles --game triolet)")
+            if tiles is not None:
+                from .triolet.edition import from_reference
+
+                edition = from_reference(tiles)
         try:
-            reading = read_triolet(image, calibration, keep_images=debug is not None)
+            reading = read_triolet(image, calibration, keep_images=debug is not None, edition=edition)
         except (ModelMissingError, CnnMissingError) as exc:
             raise ReaderUnavailableError(str(exc)) from None
         if debug is not None:
@@ -184,3 +192,12 @@ register_reader("triominos")(lambda _variant: TrianglesReader("triominos"))
 register_reader("trio_domino")(lambda _variant: TrianglesReader("trio_domino"))
 register_reader("blokus")(lambda _variant: BlokusReader("blokus"))
 register_reader("blokus_duo")(lambda _variant: BlokusReader("blokus_duo"))
+
+
+def _triolet_tile_learner(_game: str) -> TileLearner:
+    from .triolet.tile_lesson import TrioletTileLearner
+
+    return TrioletTileLearner()
+
+
+register_tile_learner("triolet")(_triolet_tile_learner)

@@ -118,10 +118,12 @@ def calibration_scene(seed: int, ed: TileEdition, on_board: bool, size: tuple[in
 
 
 def scene_stem(prefix: str, seed: int, sc: PovScene) -> str:
-    """A cache file stem for ``sc``: a digest of its POV-Ray text and post-processing."""
+    """A cache file stem for ``sc``: a digest of its POV-Ray text (its lines sorted: the board's
+    premium squares come from sets, whose order changes between runs) and post-processing."""
     from lab.render.povray.scene import scene_text
 
-    text = json.dumps({"v": RENDERER_VERSION, "pov": scene_text(sc), "extras": sc.extras, "exp": sc.exposure,
+    pov = "\n".join(sorted(scene_text(sc).splitlines()))
+    text = json.dumps({"v": RENDERER_VERSION, "pov": pov, "extras": sc.extras, "exp": sc.exposure,
                        "seed": seed, "size": [sc.camera.width, sc.camera.height]}, sort_keys=True)
     return f"{prefix}_{seed}_{hashlib.sha1(text.encode()).hexdigest()[:12]}"
 

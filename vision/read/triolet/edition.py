@@ -8,7 +8,7 @@ its best cosine similarity over that class's turns; ``softmax(score / temperatur
 exemplars' reading, and the square's tile classes become ``p_net^NET_WEIGHT · p_exemplars``
 (normalised, its "empty" probability kept). Why embeddings rather than a fine-tuned last layer:
 one picture gives one tile per class, and a nearest-exemplar rule needs no training step, cannot
-forget the faces the net knows, and stays small in the profile (17 × 4 × 128 numbers).
+forget the faces the net knows, and stays small in the profile (17 × 4 × 128 bytes).
 
 The temperature is fitted on the calibration picture itself (``fit_temperature``: the 17 crops
 shifted, turned slightly and blurred, matched against the exemplars), so a score means what it
@@ -21,6 +21,8 @@ compared, and the profile is refused (``ProfileError``: calibrate again).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -48,8 +50,6 @@ MAX_EMPTY = 0.5
 #: picture that matches itself too well).
 TEMPERATURES = tuple(float(t) for t in np.geomspace(0.01, 0.5, 40))
 MIN_TEMPERATURE = 0.02
-#: Decimals the profile keeps of each embedding.
-DECIMALS = 3
 
 
 def net_digest() -> str:
@@ -130,10 +130,13 @@ class EditionExemplars:
     net: str
 
     def to_json(self) -> dict[str, Any]:
-        """The profile's ``tiles.learned`` payload (the embeddings rounded to ``DECIMALS``)."""
+        """The profile's ``tiles.learned`` payload: the embeddings as bytes (each vector scaled so
+        its largest unit is 255: cosine similarity does not depend on the scale), in base64."""
+        ex = np.asarray(self.exemplars, np.float64)
+        q = np.round(255.0 * ex / np.maximum(ex.max(axis=2, keepdims=True), 1e-9))
         return {"method": "cnn-embedding", "net": self.net, "temperature": round(self.temperature, 4),
-                "net_weight": NET_WEIGHT,
-                "exemplars": [[[round(float(v), DECIMALS) for v in turn] for turn in cls] for cls in self.exemplars]}
+                "net_weight": NET_WEIGHT, "shape": list(ex.shape),
+                "exemplars": base64.b64encode(np.clip(q, 0, 255).astype(np.uint8).tobytes()).decode("ascii")}
 
     def reading(self, crops: U8) -> F32:
         """(n, CLASSES) the exemplars' reading of crops (their tile classes)."""
@@ -143,12 +146,13 @@ class EditionExemplars:
 def from_reference(ref: TileReference) -> EditionExemplars:
     """The exemplars of a profile's tiles section; ``ProfileError`` naming the field when it does not fit."""
     learned = ref.learned
-    ex = learned.get("exemplars")
+    arr: F32 | None
     try:
-        arr = np.asarray(ex, np.float32)
-    except (TypeError, ValueError):
-        arr = np.zeros(0, np.float32)
-    if arr.ndim != 3 or arr.shape[0] != CLASSES or arr.shape[1] != 4:
+        raw = base64.b64decode(str(learned.get("exemplars", "")), validate=True)
+        arr = np.frombuffer(raw, np.uint8).astype(np.float32).reshape(CLASSES, 4, -1)
+    except (ValueError, binascii.Error):
+        arr = None
+    if arr is None or arr.size == 0:
         raise ProfileError(f"tiles.learned.exemplars: expected {CLASSES} × 4 embeddings "
                            "(run: companion calibrate tiles --game triolet)")
     t = learned.get("temperature")

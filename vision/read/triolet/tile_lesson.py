@@ -19,6 +19,7 @@ the true value.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -48,6 +49,9 @@ MAX_ASPECT = 1.6
 MIN_FILL = 0.8
 #: Blobs of one size: within this factor of the chosen tile area.
 SIZE_TOLERANCE = 1.45
+#: How far rows may tilt in the picture (degrees), and how wide across a row may be (share of a tile).
+MAX_ROW_TILT = 30.0
+ROW_SPREAD = 0.6
 #: Fewer than this share of the 17 read as their place says, the nets sure of their readings: the
 #: tiles are not in value order (or another thing was taken for a tile), and nothing is learnt.
 MIN_AGREEMENT = 0.35
@@ -62,9 +66,10 @@ FACE_DIST = 14.0
 #: Edge maps whose outlines and closed regions are tile candidates: (channel, Canny's low threshold).
 EDGE_PASSES = (("grey", 20), ("grey", 8), ("b", 6), ("a", 6))
 #: A tile's marks: in the middle ``MARK_WINDOW`` of its side, a share ``MARK_SHARE`` of the pixels
-#: lie ``MARK_CONTRAST`` grey levels or more from the middle's median.
+#: lie a contrast or more grey levels from the middle's median; ``MARK_CONTRASTS`` are tried in
+#: turn (faint engraved marks need the lower) until one finds the 17 tiles.
 MARK_WINDOW = 0.6
-MARK_CONTRAST = 40.0
+MARK_CONTRASTS = (40.0, 25.0)
 MARK_SHARE = (0.03, 0.5)
 
 
@@ -75,49 +80,53 @@ def _count_message(n: int, where: str) -> str:
 
 def reading_order(points: F64, size: float) -> list[int]:
     """Indices of ``points`` (n, 2; image x right, y down) in reading order: rows top to bottom,
-    each left to right. Rows follow the points' own direction (the median angle of the links to
-    nearest neighbours within 35° of level), split where the next point lies over half ``size``
-    lower than the row; ``TileLessonError`` when a row is not a line."""
-    n = len(points)
-    if n == 0:
+    each left to right. The rows' direction is the angle (within ±``MAX_ROW_TILT``°) that splits
+    the points into the fewest rows, each no wider across than ``ROW_SPREAD`` of ``size`` (a gap
+    over half ``size`` starts a row), so a tilted picture still reads row by row;
+    ``TileLessonError`` when no angle does."""
+    if len(points) == 0:
         return []
-    d = np.linalg.norm(points[:, None] - points[None], axis=2)
-    np.fill_diagonal(d, np.inf)
-    angles = []
-    for i in range(n):
-        j = int(np.argmin(d[i]))
-        v = points[j] - points[i]
-        if v[0] < 0:
-            v = -v
-        a = float(np.degrees(np.arctan2(v[1], v[0])))
-        if abs(a) <= 35:
-            angles.append(a)
-    theta = np.radians(float(np.median(angles)) if angles else 0.0)
+    best: tuple[int, float, list[list[int]]] | None = None
+    for deg in np.arange(-MAX_ROW_TILT, MAX_ROW_TILT + 0.25, 0.5):
+        rows = _rows_at(points, float(np.radians(deg)), size)
+        if rows is None:
+            continue
+        p = _levelled(points, float(np.radians(deg)))
+        spread = sum(float(np.ptp(p[r, 1])) for r in rows)
+        if best is None or (len(rows), spread) < best[:2]:
+            best = (len(rows), spread, rows)
+    if best is None:
+        raise TileLessonError("the tiles' rows cannot be told apart: lay them in straight rows with a gap "
+                              "between rows")
+    return [k for row in best[2] for k in row]
+
+
+def _levelled(points: F64, theta: float) -> F64:
     rot = np.array([[np.cos(theta), np.sin(theta)], [-np.sin(theta), np.cos(theta)]])
-    p = points @ rot.T  # the rows level
-    order = list(np.argsort(p[:, 1], kind="stable"))
+    return np.asarray(points @ rot.T, np.float64)
+
+
+def _rows_at(points: F64, theta: float, size: float) -> list[list[int]] | None:
+    """The rows of ``points`` seen along direction ``theta`` (each left to right), or ``None`` when
+    one is wider across than ``ROW_SPREAD`` of ``size``."""
+    p = _levelled(points, theta)
     rows: list[list[int]] = []
-    for i in order:
-        if rows and p[i, 1] - float(np.mean([p[j, 1] for j in rows[-1]])) < 0.5 * size:
+    for i in np.argsort(p[:, 1], kind="stable"):
+        if rows and p[i, 1] - p[rows[-1][-1], 1] < 0.5 * size:
             rows[-1].append(int(i))
         else:
             rows.append([int(i)])
-    out: list[int] = []
-    for row in rows:
-        ys = p[row, 1]
-        if float(ys.max() - ys.min()) > 0.6 * size:
-            raise TileLessonError("the tiles' rows cannot be told apart: lay them in straight rows with a gap "
-                                  "between rows")
-        out += sorted(row, key=lambda k: float(p[k, 0]))
-    return out
+    if any(float(np.ptp(p[r, 1])) > ROW_SPREAD * size for r in rows):
+        return None
+    return [sorted(r, key=lambda k: float(p[k, 0])) for r in rows]
 
 
-def table_tiles(image: U8) -> tuple[list[F64], float]:
+def table_tiles(image: U8, contrast: float = MARK_CONTRASTS[0]) -> tuple[list[F64], float]:
     """The tiles on a bare table: outlines (4×2 image px, clockwise from top-left) of the square
     blobs that carry marks (``_marked``), of the most common size, and that size (side, px). A blob
     is an outline of edges, or a region the edges close (a tile whose outline touches the table's
     own pattern still closes its face)."""
-    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+    gray = np.asarray(cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.0), np.uint8)
     lab = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2LAB), (0, 0), 1.0)
     contours: list[Any] = []
     for channel, low in EDGE_PASSES:
@@ -134,18 +143,18 @@ def table_tiles(image: U8) -> tuple[list[F64], float]:
         if cv2.contourArea(hull) < MIN_FILL * w * h:
             continue
         box = np.asarray(cv2.boxPoints(((cx, cy), (w, h), ang)), np.float64)
-        if not _marked(gray, box):
+        if not _marked(gray, box, contrast):
             continue
         cands.append((float(w * h), np.array([cx, cy]), box))
     if not cands:
         return [], 0.0
     tiles, side = _one_size(cands)
     if len(tiles) >= 3:  # the faces' colour finds the tiles whose outline is faint against the table
-        tiles, side = _one_size(cands + _by_colour(image, gray, tiles, side))
+        tiles, side = _one_size(cands + _by_colour(image, gray, tiles, side, contrast))
     return [_clockwise(b) for _, _, b in tiles], side
 
 
-def _by_colour(image: U8, gray: U8, tiles: list[tuple[float, F64, F64]], side: float
+def _by_colour(image: U8, gray: U8, tiles: list[tuple[float, F64, F64]], side: float, contrast: float
                ) -> list[tuple[float, F64, F64]]:
     """Square blobs of the colour of the tiles found (``FACE_DIST`` in OpenCV 8-bit L*a*b*), their
     marks filled, of about ``side``: candidates like ``table_tiles``'s."""
@@ -156,7 +165,7 @@ def _by_colour(image: U8, gray: U8, tiles: list[tuple[float, F64, F64]], side: f
         r = max(2, int(side * 0.3))
         faces.append(np.median(lab[max(y - r, 0):y + r, max(x - r, 0):x + r].reshape(-1, 3), axis=0))
     face = np.median(np.array(faces), axis=0)
-    mask = (np.linalg.norm(lab - face, axis=2) < FACE_DIST).astype(np.uint8)
+    mask: Any = (np.linalg.norm(lab - face, axis=2) < FACE_DIST).astype(np.uint8)
     k = max(3, int(side / 3) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     k = max(3, int(side / 5) | 1)
@@ -169,7 +178,7 @@ def _by_colour(image: U8, gray: U8, tiles: list[tuple[float, F64, F64]], side: f
         if cv2.contourArea(cv2.convexHull(c)) < MIN_FILL * w * h:
             continue
         box = np.asarray(cv2.boxPoints(((cx, cy), (w, h), ang)), np.float64)
-        if _marked(gray, box):
+        if _marked(gray, box, contrast):
             out.append((float(w * h), np.array([cx, cy]), box))
     return out
 
@@ -192,10 +201,10 @@ def _one_size(cands: list[tuple[float, F64, F64]]) -> tuple[list[tuple[float, F6
     return kept, side
 
 
-def _marked(gray: U8, box: F64) -> bool:
+def _marked(gray: U8, box: F64, contrast: float) -> bool:
     """Whether the middle of a blob (``MARK_WINDOW`` of its side) holds marks: pixels far from its
-    median (``MARK_CONTRAST`` grey levels), between ``MARK_SHARE`` of them; an empty board square
-    or a patch of table does not."""
+    median (``contrast`` grey levels), between ``MARK_SHARE`` of them; an empty board square or a
+    patch of table does not."""
     c = box.mean(axis=0)
     inner = c + (box - c) * MARK_WINDOW
     x0, y0 = np.floor(inner.min(axis=0)).astype(int)
@@ -204,7 +213,7 @@ def _marked(gray: U8, box: F64) -> bool:
     patch = gray[y0:y1, x0:x1]
     if patch.size < 16:
         return False
-    far = np.abs(patch.astype(np.float32) - float(np.median(patch))) > MARK_CONTRAST
+    far = np.abs(patch.astype(np.float32) - float(np.median(patch))) > contrast
     return bool(MARK_SHARE[0] <= float(far.mean()) <= MARK_SHARE[1])
 
 
@@ -290,8 +299,8 @@ class TrioletTileLearner:
 
     def learn(self, image: U8, calibration: Profile | None = None) -> TileReference:
         """What ``image`` teaches the reader; ``TileLessonError`` when it does not show the 17 tiles."""
-        crops, order, where = self._find(image)
-        crops = np.ascontiguousarray(crops[order])
+        found = find_tiles(image)
+        crops, where = found.crops, found.laid
         exemplars = turned_embeddings(crops)
         temperature = fit_temperature(crops, exemplars)
         edition = EditionExemplars(exemplars, temperature, net_digest())
@@ -313,19 +322,38 @@ class TrioletTileLearner:
         learned = {**edition.to_json(), "colours": tile_colours(crops)}
         return TileReference("triolet", (w, h), summary=summary, learned=learned)
 
-    def _find(self, image: U8) -> tuple[U8, list[int], str]:
-        """The tile crops, their reading order, and where they lie ("board" or "table")."""
-        on_board = board_tiles(image)
-        if on_board is not None and len(on_board[0]) == EXPECTED:
-            crops, squares = on_board
-            return crops, reading_order(squares, 1.0), "board"
-        outlines, side = table_tiles(image)
+
+@dataclass(frozen=True)
+class TilesFound:
+    """The 17 tiles of a calibration picture in reading order: their crops as the reader sees a
+    square, where each lies (board: (col, row) of the rectified board; table: image px), and where
+    they were laid (``"board"`` or ``"table"``)."""
+
+    crops: U8
+    places: F64
+    laid: str
+
+
+def find_tiles(image: U8) -> TilesFound:
+    """The calibration picture's 17 tiles in reading order, on a board or on the table;
+    ``TileLessonError`` saying how many were found when not 17."""
+    on_board = board_tiles(image)
+    if on_board is not None and len(on_board[0]) == EXPECTED:
+        crops, squares = on_board
+        order = reading_order(squares, 1.0)
+        return TilesFound(np.ascontiguousarray(crops[order]), squares[order], "board")
+    counts = []
+    for contrast in MARK_CONTRASTS:
+        outlines, side = table_tiles(image, contrast)
         if len(outlines) == EXPECTED:
             centres = np.array([q.mean(axis=0) for q in outlines])
-            return table_crops(image, outlines), reading_order(centres, side), "table"
-        if on_board is not None:
-            raise TileLessonError(_count_message(len(on_board[0]), " on the board"))
-        raise TileLessonError(_count_message(len(outlines), ""))
+            order = reading_order(centres, side)
+            return TilesFound(np.ascontiguousarray(table_crops(image, [outlines[k] for k in order])),
+                              centres[order], "table")
+        counts.append(len(outlines))
+    if on_board is not None:
+        raise TileLessonError(_count_message(len(on_board[0]), " on the board"))
+    raise TileLessonError(_count_message(counts[0], ""))
 
 
 def _name(k: int) -> str:

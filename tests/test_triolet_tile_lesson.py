@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from reader_helpers import TEST_SEEDS, frame
 
-from calibration.profile import Profile, load_profile, save_profile
+from calibration.profile import Profile, TileReference, load_profile, save_profile
 from companion_api.cli import main
 from lab.render import random_frame
 from lab.render.frame import RenderedFrame
@@ -45,6 +45,12 @@ def board_lesson(seed: int = 900_021, skip: tuple[int, ...] = ()) -> RenderedFra
                 tiles.append(TilePlacement(square_name(c, r), i if i < 16 else 0, wild=i == 16, rotation=k))
             i += 1
     return random_frame("triolet", seed, "easy", pool=training_pool(), size=(1280, 720), tiles=tuple(tiles))
+
+
+@lru_cache(maxsize=1)
+def lesson() -> TileReference:
+    """What the learner takes from ``board_lesson()``."""
+    return tile_learner_for("triolet").learn(board_lesson().image)
 
 
 def table_lesson(count: int = 17, tilt_deg: float = 8.0, seed: int = 5) -> tuple[np.ndarray, list[tuple[float, float]]]:
@@ -95,8 +101,7 @@ def test_tile_lesson_on_the_table_finds_17_in_order() -> None:
 
 
 def test_tile_lesson_on_a_board_learns_and_round_trips(tmp_path: Path) -> None:
-    fr = board_lesson()
-    ref = tile_learner_for("triolet").learn(fr.image)
+    ref = lesson()
     s = ref.summary
     assert s["values"] == 17 and s["laid"] == "board"
     # the project's own face: the uncalibrated reader knows it, so the order must be right
@@ -180,3 +185,28 @@ def test_tile_lesson_read_accepts_a_tiles_only_profile(tmp_path: Path, capsys: p
     assert main(["read", "--game", "triolet", str(img), "--calibration", str(profile)]) == 2
     err = capsys.readouterr().err
     assert "another version of the reader's net" in err and "Traceback" not in err
+
+
+def test_tile_lesson_replay_and_serve_put_the_profile_to_use(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from companion_api.cli.replay import _calibration
+    from vision.read import use_profile_tiles
+
+    profile = tmp_path / "tiles.json"
+    save_profile(profile, Profile().with_tiles(lesson()))
+    try:
+        assert _calibration(str(profile), "triolet") == (None, None)  # no camera, no board: tiles only
+        active = ed.active_edition()
+        assert active is not None and active.exemplars.shape == (17, 4, 128)
+        use_profile_tiles(None, "triolet")
+        assert ed.active_edition() is None
+    finally:
+        ed.use_edition(None)
+    bad = tmp_path / "bad.json"
+    data = json.loads(profile.read_text(encoding="utf-8"))
+    data["tiles"]["learned"]["exemplars"] = "not base64!"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["serve", "--calibration", str(bad), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "tiles.learned.exemplars" in err and "Traceback" not in err
+    assert ed.active_edition() is None

@@ -115,6 +115,20 @@ def tile_learner_for(game: str) -> TileLearner:
     return make(game)
 
 
+def use_profile_tiles(calibration: Profile | None, game: str) -> bool:
+    """Make every read of ``game`` in this process (the tracker's included) compare tiles with the
+    edition the profile's tiles section holds (``calibrate tiles``); ``ProfileError`` when that
+    section is another game's or cannot be used. Returns whether an edition is now in use (so far
+    the Triolet reader's; other games' readers take the profile themselves)."""
+    if game != "triolet":
+        return False
+    from .triolet.edition import from_reference, use_edition
+
+    tiles = calibration.tiles_for(game) if calibration is not None else None
+    use_edition(from_reference(tiles) if tiles is not None else None)
+    return tiles is not None
+
+
 def _profile_dict(calibration: Profile | None) -> dict[str, Any] | None:
     return None if calibration is None else calibration.to_json()
 

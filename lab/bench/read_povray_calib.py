@@ -38,7 +38,7 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
     from vision.locate import BoardNotLocatedError
     from vision.read import TileLessonError
     from vision.read.triolet.classifier import EMPTY
-    from vision.read.triolet.edition import EditionExemplars, from_reference
+    from vision.read.triolet.edition import EditionHead, from_reference
     from vision.read.triolet.reader import read_triolet
     from vision.read.triolet.tile_lesson import TrioletTileLearner
 
@@ -54,7 +54,7 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
     lessons: list[list[Any]] = []
     try:
         for i, ed in enumerate(held_out_editions()):
-            editions: dict[str, EditionExemplars | None] = {ROWS[0]: None}
+            editions: dict[str, EditionHead | None] = {ROWS[0]: None}
             for row, on_board in ((ROWS[1], False), (ROWS[2], True)):
                 cal = calibration_frame(CALIBRATION_SEED + i, ed, on_board, size, cache=args.cache)
                 try:
@@ -65,7 +65,7 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
                     continue
                 s = ref.summary
                 lessons.append([ed.face.name, str(s["laid"]), s["typeface_match"], s["mean_true_prob"],
-                                s["temperature"]])
+                                s["learnt_match"]])
                 editions[row] = from_reference(ref)
             for k in range(args.frames):
                 seed = args.seed + k
@@ -99,7 +99,7 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
                                   file=sys.stderr)
     except PovrayMissing as exc:
         raise CliError(str(exc)) from None
-    print(format_table(["typeface", "laid", "typeface match", "mean true prob", "temperature"], lessons,
+    print(format_table(["typeface", "laid", "typeface match", "mean true prob", "learnt match"], lessons,
                        title="calibration pictures learnt (companion calibrate tiles --game triolet)"))
     print()
     table = [[r, st[0], 100.0 * st[1] / max(1, st[0]), 100.0 * st[3] / max(1, st[2]),

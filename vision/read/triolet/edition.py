@@ -1,22 +1,23 @@
-"""An edition's own tiles as exemplars (``companion calibrate tiles``): the reader compares each
-square it reads as a tile with the 17 tiles of the players' own box (0–15 and a wild), photographed
-once, and combines that with its nets' reading.
+"""An edition's own tiles taught to the reader (``companion calibrate tiles``): the square CNN's
+last layer fine-tuned on the 17 tiles of the players' own box (0–15 and a wild), photographed once.
 
-Each exemplar is the square CNN's penultimate layer (its 128 hidden units, ``embed``) of the
-tile's crop in its four quarter turns. A square's crop, embedded upright, scores each class by
-its best cosine similarity over that class's turns; ``softmax(score / temperature)`` is the
-exemplars' reading, and the square's tile classes become ``p_net^NET_WEIGHT · p_exemplars``
-(normalised, its "empty" probability kept). Why embeddings rather than a fine-tuned last layer:
-one picture gives one tile per class, and a nearest-exemplar rule needs no training step, cannot
-forget the faces the net knows, and stays small in the profile (17 × 4 × 128 bytes).
+The CNN's hidden layer (128 units, ``hidden``) stays as trained; its last layer (hidden → 18
+classes) is fitted again on the calibration crops, each in its four quarter turns and in
+``AUGMENTED`` copies shifted, turned slightly, scaled and blurred (``augmented``), by gradient
+descent on the log loss with an L2 pull (``L2``) toward the trained weights, so that the faces
+the net knew stay known; the "empty" output is not changed (the picture shows no empty square).
+On a board, the squares the reader holds likely to be a tile (``MAX_EMPTY``) have their split
+among the tile classes replaced by the fine-tuned layer's reading (four quarter turns averaged);
+their "empty" probability is kept.
 
-The temperature is fitted on the calibration picture itself (``fit_temperature``: the 17 crops
-shifted, turned slightly and blurred, matched against the exemplars), so a score means what it
-says on the picture it was learnt from.
+Why a fine-tuned last layer rather than nearest exemplars: one picture gives one tile per class,
+and on renderer B's held-out editions nearest exemplars (the CNN's hidden layer compared by cosine,
+or the tiles' ink compared pixel by pixel) read fewer tiles right than the uncalibrated net, while
+the fine-tuned layer reads more (docs/READER.md, "Learning an edition from one photo").
 
-The profile's ``tiles.learned`` (``EditionExemplars.to_json``) names the net whose hidden layer
-it holds (``net``: a digest of its weight file): exemplars taken with another net cannot be
-compared, and the profile is refused (``ProfileError``: calibrate again).
+The profile's ``tiles.learned`` (``EditionHead.to_json``) holds the change to the last layer's
+tile columns (float16, base64) and names the net it was fitted on (``net``: a digest of its weight
+file): a change fitted on another net means nothing, and the profile is refused (``ProfileError``).
 """
 
 from __future__ import annotations
@@ -35,25 +36,28 @@ from numpy.typing import NDArray
 from calibration.profile import ProfileError, TileReference
 from vision.nets import conv3x3
 from vision.read.triolet.classifier import EMPTY, WILD
-from vision.read.triolet.cnn import CNN_PATH, SquareCnn, load_cnn, max_pool2, prepare
+from vision.read.triolet.cnn import CNN_PATH, load_cnn, max_pool2, prepare
 
 F32 = NDArray[np.float32]
+F64 = NDArray[np.float64]
 U8 = NDArray[np.uint8]
 
 #: Tile classes (0–15 and the wild) an edition's picture shows, in its order.
 CLASSES = WILD + 1
-#: The nets' reading counts as ``p ** NET_WEIGHT`` against the exemplars' (1: as much; below: less).
-NET_WEIGHT = 0.5
-#: Squares whose "empty" probability is below this are compared with the exemplars.
+#: Squares whose "empty" probability is below this are read by the edition's layer.
 MAX_EMPTY = 0.5
-#: Temperatures ``fit_temperature`` chooses from, and the lowest it may pick (a floor against a
-#: picture that matches itself too well).
-TEMPERATURES = tuple(float(t) for t in np.geomspace(0.01, 0.5, 40))
-MIN_TEMPERATURE = 0.02
+#: Augmented copies of each calibration crop per pass (``augmented``: six each), passes.
+AUGMENTED_PASSES = 3
+#: Gradient steps, step size (relative to the mean squared norm of the hidden activations; the
+#: biases' step is ``BIAS_RATE``), and the pull toward the trained weights.
+STEPS = 300
+RATE = 5.0
+BIAS_RATE = 0.05
+L2 = 0.01
 
 
 def net_digest() -> str:
-    """A digest of the square CNN's weight file (which hidden layer an exemplar is in)."""
+    """A digest of the square CNN's weight file (which last layer an edition was fitted on)."""
     return _digest(str(CNN_PATH))
 
 
@@ -63,42 +67,23 @@ def _digest(path: str) -> str:
         return hashlib.sha1(f.read()).hexdigest()[:12]
 
 
-def embed(crops: U8, cnn: SquareCnn | None = None) -> F32:
-    """(n, 128) unit-length hidden-layer activations of the square CNN for 56 px BGR crops."""
-    net = cnn or load_cnn()
+def hidden(crops: U8) -> F32:
+    """(n, 128) hidden-layer activations of the square CNN for 56 px BGR crops."""
+    net = load_cnn()
     x = prepare(crops, net.in_size)
     for w, b in net.convs:
         x = np.maximum(max_pool2(conv3x3(x, w.reshape(3, 3, x.shape[3], -1), b)), 0.0)
-    h = np.maximum(x.reshape(len(x), -1) @ net.hidden[0] + net.hidden[1], 0.0)
-    return np.asarray(h / np.maximum(np.linalg.norm(h, axis=1, keepdims=True), 1e-6), np.float32)
-
-
-def turned_embeddings(crops: U8, cnn: SquareCnn | None = None) -> F32:
-    """(n, 4, 128): each crop's ``embed`` in its four quarter turns."""
-    stack = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-    return np.ascontiguousarray(embed(np.ascontiguousarray(stack), cnn).reshape(4, len(crops), -1).transpose(1, 0, 2))
-
-
-def scores(emb: F32, exemplars: F32) -> F32:
-    """(n, CLASSES) best cosine similarity of each embedding with each class's turned exemplars."""
-    return np.asarray(np.einsum("nd,ktd->nkt", emb, exemplars).max(axis=2), np.float32)
-
-
-def softmax_t(s: F32, temperature: float) -> F32:
-    z = s / temperature
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return np.asarray(e / e.sum(axis=1, keepdims=True), np.float32)
+    return np.asarray(np.maximum(x.reshape(len(x), -1) @ net.hidden[0] + net.hidden[1], 0.0), np.float32)
 
 
 def augmented(crops: U8, rng: np.random.Generator) -> tuple[U8, NDArray[np.intp]]:
-    """Crops shifted (±3 px), turned slightly (±4°), blurred and turned a quarter at random: what
+    """Crops shifted (±3 px), turned slightly (±4°), scaled (±8 %), blurred and turned a quarter at random: what
     the same tiles look like on another square; and each one's class (its index in ``crops``)."""
     out, cls = [], []
     c = (crops.shape[2] / 2 - 0.5, crops.shape[1] / 2 - 0.5)
     for k, crop in enumerate(crops):
         for dx, dy in ((3, 0), (-3, 0), (0, 3), (0, -3), (2, 2), (-2, -2)):
-            m = cv2.getRotationMatrix2D(c, float(rng.uniform(-4, 4)), float(rng.uniform(0.95, 1.05)))
+            m = cv2.getRotationMatrix2D(c, float(rng.uniform(-4, 4)), float(rng.uniform(0.92, 1.08)))
             m[:, 2] += (dx, dy)
             a = cv2.warpAffine(crop, m, (crop.shape[1], crop.shape[0]), borderMode=cv2.BORDER_REPLICATE)
             a = cv2.GaussianBlur(a, (0, 0), float(rng.uniform(0.3, 1.0)))
@@ -107,89 +92,121 @@ def augmented(crops: U8, rng: np.random.Generator) -> tuple[U8, NDArray[np.intp]
     return np.ascontiguousarray(np.stack(out)), np.asarray(cls, np.intp)
 
 
-def fit_temperature(crops: U8, exemplars: F32, seed: int = 0) -> float:
-    """The temperature (``TEMPERATURES``, at least ``MIN_TEMPERATURE``) under which the exemplars'
-    reading of ``augmented`` copies of the calibration crops has the least log loss."""
-    aug, cls = augmented(crops, np.random.default_rng(seed))
-    s = scores(embed(aug), exemplars)
-    best, best_t = float("inf"), TEMPERATURES[-1]
-    for t in TEMPERATURES:
-        p = softmax_t(s, t)[np.arange(len(cls)), cls]
-        loss = float(-np.log(np.maximum(p, 1e-9)).mean())
-        if loss < best:
-            best, best_t = loss, t
-    return max(best_t, MIN_TEMPERATURE)
+def _softmax(z: F64) -> F64:
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True), np.float64)
+
+
+def fine_tune(crops: U8, seed: int = 0) -> tuple[F64, F64]:
+    """The last layer (weights (128, 18), biases (18,)) fitted on the 17 calibration crops (their
+    quarter turns and ``augmented`` copies, class = index); the "empty" column kept as trained."""
+    net = load_cnn()
+    w0, b0 = np.asarray(net.out[0], np.float64), np.asarray(net.out[1], np.float64)
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for _ in range(AUGMENTED_PASSES):
+        aug, cls = augmented(crops, rng)
+        xs.append(hidden(aug))
+        ys.append(cls)
+    for k in range(4):
+        xs.append(hidden(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))))
+        ys.append(np.arange(len(crops)))
+    x = np.concatenate(xs).astype(np.float64)
+    y = np.concatenate(ys)
+    target = np.zeros((len(x), w0.shape[1]))
+    target[np.arange(len(x)), y] = 1.0
+    step = RATE / max(1e-6, float(np.mean(np.sum(x * x, axis=1))))
+    w, b = w0.copy(), b0.copy()
+    for _ in range(STEPS):
+        g = _softmax(x @ w + b) - target
+        gw = x.T @ g / len(x) + L2 * (w - w0)
+        gb = g.mean(axis=0)
+        gw[:, EMPTY] = 0.0
+        gb[EMPTY] = 0.0
+        w -= step * gw
+        b -= BIAS_RATE * gb
+    return w, b
 
 
 @dataclass(frozen=True)
-class EditionExemplars:
-    """What the reader keeps of an edition: exemplars (CLASSES, 4, 128), their temperature, the net."""
+class EditionHead:
+    """The CNN's last layer as fitted on an edition's tiles, and the net it was fitted on."""
 
-    exemplars: F32
-    temperature: float
+    weights: F64
+    biases: F64
     net: str
 
     def to_json(self) -> dict[str, Any]:
-        """The profile's ``tiles.learned`` payload: the embeddings as bytes (each vector scaled so
-        its largest unit is 255: cosine similarity does not depend on the scale), in base64."""
-        ex = np.asarray(self.exemplars, np.float64)
-        q = np.round(255.0 * ex / np.maximum(ex.max(axis=2, keepdims=True), 1e-9))
-        return {"method": "cnn-embedding", "net": self.net, "temperature": round(self.temperature, 4),
-                "net_weight": NET_WEIGHT, "shape": list(ex.shape),
-                "exemplars": base64.b64encode(np.clip(q, 0, 255).astype(np.uint8).tobytes()).decode("ascii")}
+        """The profile's ``tiles.learned`` payload: the change to the tile columns (float16, base64)."""
+        net = load_cnn()
+        dw = (self.weights - np.asarray(net.out[0], np.float64))[:, :CLASSES].astype(np.float16)
+        db = (self.biases - np.asarray(net.out[1], np.float64))[:CLASSES]
+        return {"method": "fine-tuned last layer", "net": self.net, "shape": list(dw.shape),
+                "delta_weights": base64.b64encode(dw.tobytes()).decode("ascii"),
+                "delta_biases": [round(float(v), 4) for v in db]}
 
     def reading(self, crops: U8) -> F32:
-        """(n, CLASSES) the exemplars' reading of crops (their tile classes)."""
-        return softmax_t(scores(embed(crops), self.exemplars), self.temperature)
+        """(n, CLASSES) the fitted layer's reading of crops among the tile classes, in their four
+        quarter turns averaged."""
+        acc = np.zeros((len(crops), CLASSES), np.float64)
+        for k in range(4):
+            h = hidden(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))).astype(np.float64)
+            p = _softmax(h @ self.weights + self.biases)[:, :CLASSES]
+            acc += p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+        return np.asarray(acc / 4.0, np.float32)
 
 
-def from_reference(ref: TileReference) -> EditionExemplars:
-    """The exemplars of a profile's tiles section; ``ProfileError`` naming the field when it does not fit."""
+def learn_head(crops: U8) -> EditionHead:
+    """The edition's last layer fitted on its 17 crops (0–15, then the wild)."""
+    w, b = fine_tune(crops)
+    return EditionHead(w, b, net_digest())
+
+
+def from_reference(ref: TileReference) -> EditionHead:
+    """The edition's last layer from a profile's tiles section; ``ProfileError`` naming the field
+    when it does not fit."""
     learned = ref.learned
-    arr: F32 | None
+    net = load_cnn()
+    w0, b0 = np.asarray(net.out[0], np.float64), np.asarray(net.out[1], np.float64)
     try:
-        raw = base64.b64decode(str(learned.get("exemplars", "")), validate=True)
-        arr = np.frombuffer(raw, np.uint8).astype(np.float32).reshape(CLASSES, 4, -1)
+        raw = base64.b64decode(str(learned.get("delta_weights", "")), validate=True)
+        dw = np.frombuffer(raw, np.float16).astype(np.float64).reshape(w0.shape[0], CLASSES)
     except (ValueError, binascii.Error):
-        arr = None
-    if arr is None or arr.size == 0:
-        raise ProfileError(f"tiles.learned.exemplars: expected {CLASSES} × 4 embeddings "
-                           "(run: companion calibrate tiles --game triolet)")
-    t = learned.get("temperature")
-    if not isinstance(t, (int, float)) or not t > 0:
-        raise ProfileError(f"tiles.learned.temperature: expected a positive number, got {t!r}")
-    net = str(learned.get("net", ""))
-    if net != net_digest():
+        raise ProfileError(f"tiles.learned.delta_weights: expected {w0.shape[0]} × {CLASSES} float16 in base64 "
+                           "(run: companion calibrate tiles --game triolet)") from None
+    db = learned.get("delta_biases")
+    if not isinstance(db, list) or len(db) != CLASSES or not all(isinstance(v, (int, float)) for v in db):
+        raise ProfileError(f"tiles.learned.delta_biases: expected {CLASSES} numbers")
+    if str(learned.get("net", "")) != net_digest():
         raise ProfileError("tiles.learned.net: the tiles were learnt with another version of the reader's net "
                            "(run again: companion calibrate tiles --game triolet)")
-    arr = arr / np.maximum(np.linalg.norm(arr, axis=2, keepdims=True), 1e-6)
-    return EditionExemplars(np.asarray(arr, np.float32), float(t), net)
+    w, b = w0.copy(), b0.copy()
+    w[:, :CLASSES] += dw
+    b[:CLASSES] += np.asarray(db, np.float64)
+    return EditionHead(w, b, net_digest())
 
 
-def apply_edition(probs: F32, crops: U8, edition: EditionExemplars) -> NDArray[np.intp]:
-    """Combine in place, on the squares likely holding a tile (``MAX_EMPTY``), the nets' tile
-    classes with the edition's exemplars' reading; returns the squares changed."""
+def apply_edition(probs: F32, crops: U8, edition: EditionHead) -> NDArray[np.intp]:
+    """Replace in place, on the squares likely holding a tile (``MAX_EMPTY``), the split among the
+    tile classes by the edition's layer's reading (their "empty" probability kept); returns them."""
     rows = np.flatnonzero(probs[:, EMPTY] < MAX_EMPTY)
     if not len(rows):
         return rows
-    ex = edition.reading(crops[rows])
-    p = probs[rows, :CLASSES].astype(np.float64)
-    mass = p.sum(axis=1, keepdims=True)
-    new = np.power(np.maximum(p / np.maximum(mass, 1e-12), 1e-12), NET_WEIGHT) * ex
-    new = mass * new / np.maximum(new.sum(axis=1, keepdims=True), 1e-300)
-    probs[rows, :CLASSES] = new.astype(probs.dtype)
+    q = edition.reading(crops[rows]).astype(np.float64)
+    mass = probs[rows, :CLASSES].astype(np.float64).sum(axis=1, keepdims=True)
+    probs[rows, :CLASSES] = (mass * q / np.maximum(q.sum(axis=1, keepdims=True), 1e-12)).astype(probs.dtype)
     return rows
 
 
-_ACTIVE: list[EditionExemplars | None] = [None]
+_ACTIVE: list[EditionHead | None] = [None]
 
 
-def use_edition(edition: EditionExemplars | None) -> None:
-    """The edition every Triolet read in this process compares tiles with (``None``: none), for
-    readers the caller does not build itself (the tracker's re-reads in ``replay`` and ``serve``)."""
+def use_edition(edition: EditionHead | None) -> None:
+    """The edition every Triolet read in this process uses (``None``: none), for readers the
+    caller does not build itself (the tracker's re-reads in ``replay`` and ``serve``)."""
     _ACTIVE[0] = edition
 
 
-def active_edition() -> EditionExemplars | None:
+def active_edition() -> EditionHead | None:
     """The edition set by ``use_edition``."""
     return _ACTIVE[0]

@@ -38,7 +38,7 @@ from vision.read.triolet.blank_tiles import as_unknown_tiles, blank_tiles, board
 from vision.read.triolet.classifier import EMPTY, WILD, load_model
 from vision.read.triolet.cnn import load_cnn
 from vision.read.triolet.consistency import decide
-from vision.read.triolet.edition import EditionExemplars, active_edition, apply_edition
+from vision.read.triolet.edition import EditionHead, active_edition, apply_edition
 from vision.read.triolet.exemplars import reweigh_by_exemplars
 from vision.read.triolet.features import ALL_SQUARES, features, square_crops
 from vision.read.triolet.geometry import rectified_board
@@ -551,7 +551,7 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
 def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation | None = None,
                  keep_images: bool = False, model_path: str | None = None,
                  cnn_path: str | None = None, options: ReaderOptions = DEFAULT_OPTIONS,
-                 edition: EditionExemplars | None = None) -> TrioletReading:
+                 edition: EditionHead | None = None) -> TrioletReading:
     """Read a Triolet board from one BGR picture.
 
     ``calibration``: a profile path or ``Profile``; when the picture still fits its stored board
@@ -560,7 +560,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     ``location``: a board already located in this picture (e.g. by a tracker).
     ``model_path`` / ``cnn_path``: other MLP / CNN weight files than the committed ones.
     ``options``: the reader's stages and thresholds (``ReaderOptions``).
-    ``edition``: the players' own tiles (``edition``, from ``calibrate tiles``); without it, the one
+    ``edition``: the players' own tiles (``edition.EditionHead``, from ``calibrate tiles``); without it, the one
     set for the process (``edition.use_edition``), if any. A profile without board corners (tiles
     only) leaves the board to the search.
     Raises ``vision.locate.BoardNotLocatedError`` when no board is visible."""

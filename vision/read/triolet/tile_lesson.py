@@ -12,9 +12,9 @@ reading order as the camera sees them), on the board or on the bare table, and t
 
 The 17 are put in reading order (``reading_order``: rows along the tiles' own direction, so a
 tilted picture still reads row by row), and learnt: the tile and ink colours, and the square CNN's
-embeddings in four quarter turns with their temperature (``edition``). ``typeface_match`` is the
-share of the 17 the uncalibrated nets read right; ``mean_true_prob`` their mean probability of
-the true value.
+last layer fine-tuned on them (``edition``). ``typeface_match`` is the share of the 17 the
+uncalibrated CNN reads right, ``mean_true_prob`` its mean probability of the true value,
+``learnt_match`` the share the fine-tuned layer reads right.
 """
 
 from __future__ import annotations
@@ -29,13 +29,7 @@ from numpy.typing import NDArray
 from calibration.profile import Profile, TileReference
 from vision.read import TileLessonError
 from vision.read.triolet.classifier import EMPTY, WILD
-from vision.read.triolet.edition import (
-    CLASSES,
-    EditionExemplars,
-    fit_temperature,
-    net_digest,
-    turned_embeddings,
-)
+from vision.read.triolet.edition import CLASSES, learn_head
 from vision.read.triolet.features import CROP, square_crops
 
 F64 = NDArray[np.float64]
@@ -301,9 +295,6 @@ class TrioletTileLearner:
         """What ``image`` teaches the reader; ``TileLessonError`` when it does not show the 17 tiles."""
         found = find_tiles(image)
         crops, where = found.crops, found.laid
-        exemplars = turned_embeddings(crops)
-        temperature = fit_temperature(crops, exemplars)
-        edition = EditionExemplars(exemplars, temperature, net_digest())
         probs = _nets_reading(crops)
         truth = np.arange(CLASSES)
         top = probs.argmax(axis=1)
@@ -311,14 +302,15 @@ class TrioletTileLearner:
             raise TileLessonError("the tiles do not look laid in value order (read in reading order as "
                                   f"{', '.join(_name(int(k)) for k in top)}): lay 0 to 15, then the wild, "
                                   "row by row")
-        ex_top = edition.reading(crops).argmax(axis=1)
+        edition = learn_head(crops)
+        learnt = edition.reading(crops)
         h, w = image.shape[:2]
         summary = {"values": len(crops), "typeface_match": round(float((top == truth).mean()), 3),
                    "mean_true_prob": round(float(probs[truth, truth].mean()), 3),
                    "misread": [f"{_name(int(t))} as {_name(int(g))}"
                                for t, g in zip(truth, top, strict=True) if t != g],
-                   "exemplar_self_match": round(float((ex_top == truth).mean()), 3),
-                   "temperature": round(temperature, 4), "laid": where}
+                   "learnt_match": round(float((learnt.argmax(axis=1) == truth).mean()), 3),
+                   "laid": where}
         learned = {**edition.to_json(), "colours": tile_colours(crops)}
         return TileReference("triolet", (w, h), summary=summary, learned=learned)
 

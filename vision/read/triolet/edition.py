@@ -25,8 +25,9 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from dataclasses import dataclass
-from functools import lru_cache
+import threading
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
 from typing import Any
 
 import cv2
@@ -34,9 +35,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.profile import ProfileError, TileReference
-from vision.nets import conv3x3
 from vision.read.triolet.classifier import EMPTY, WILD
-from vision.read.triolet.cnn import CNN_PATH, load_cnn, max_pool2, prepare
+from vision.read.triolet.cnn import CNN_PATH, SquareCnn, load_cnn
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -67,13 +67,24 @@ def _digest(path: str) -> str:
         return hashlib.sha1(f.read()).hexdigest()[:12]
 
 
-def hidden(crops: U8) -> F32:
-    """(n, 128) hidden-layer activations of the square CNN for 56 px BGR crops."""
+def with_last_layer(weights: Any, biases: Any) -> SquareCnn:
+    """The square CNN with another last layer (run by the same runtime as the net: ONNX Runtime
+    where it is installed)."""
     net = load_cnn()
-    x = prepare(crops, net.in_size)
-    for w, b in net.convs:
-        x = np.maximum(max_pool2(conv3x3(x, w.reshape(3, 3, x.shape[3], -1), b)), 0.0)
-    return np.asarray(np.maximum(x.reshape(len(x), -1) @ net.hidden[0] + net.hidden[1], 0.0), np.float32)
+    return replace(net, out=(np.asarray(weights, np.float32), np.asarray(biases, np.float32)),
+                   _runners={}, _lock=threading.Lock())
+
+
+@lru_cache(maxsize=1)
+def _hidden_net() -> SquareCnn:
+    width = load_cnn().hidden[0].shape[1]
+    return with_last_layer(np.eye(width), np.zeros(width))
+
+
+def hidden(crops: U8) -> F32:
+    """(n, 128) hidden-layer activations of the square CNN for 56 px BGR crops (the net with an
+    identity last layer)."""
+    return _hidden_net().logits(crops)
 
 
 def augmented(crops: U8, rng: np.random.Generator) -> tuple[U8, NDArray[np.intp]]:
@@ -128,7 +139,7 @@ def fine_tune(crops: U8, seed: int = 0) -> tuple[F64, F64]:
     return w, b
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EditionHead:
     """The CNN's last layer as fitted on an edition's tiles, and the net it was fitted on."""
 
@@ -145,15 +156,18 @@ class EditionHead:
                 "delta_weights": base64.b64encode(dw.tobytes()).decode("ascii"),
                 "delta_biases": [round(float(v), 4) for v in db]}
 
+    @cached_property
+    def cnn(self) -> SquareCnn:
+        """The square CNN with this last layer."""
+        return with_last_layer(self.weights, self.biases)
+
     def reading(self, crops: U8) -> F32:
         """(n, CLASSES) the fitted layer's reading of crops among the tile classes, in their four
         quarter turns averaged."""
-        acc = np.zeros((len(crops), CLASSES), np.float64)
-        for k in range(4):
-            h = hidden(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))).astype(np.float64)
-            p = _softmax(h @ self.weights + self.biases)[:, :CLASSES]
-            acc += p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
-        return np.asarray(acc / 4.0, np.float32)
+        from vision.read.triolet.reader import turns_averaged
+
+        p = turns_averaged(self.cnn.proba, crops)[:, :CLASSES].astype(np.float64)
+        return np.asarray(p / np.maximum(p.sum(axis=1, keepdims=True), 1e-12), np.float32)
 
 
 def learn_head(crops: U8) -> EditionHead:

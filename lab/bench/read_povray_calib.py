@@ -6,8 +6,9 @@ that face, one of the six tile sets, its marking and proportions). For each edit
 calibration pictures (the 17 tiles in rows on the bare table, and on a board; seed
 ``CALIBRATION_SEED + i``) are learnt (``TrioletTileLearner``), then ``--frames`` tables of that
 edition (seeds ``--seed`` …) are read three times: without calibration, with the profile learnt on
-the table, with the profile learnt on the board. Rows: located, squares, tiles, perfect; then by
-typeface; then the reliability table.
+the table, with the profile learnt on the board (where a picture teaches nothing — the learner
+refuses it — its boards are read without a profile, as the players would). Rows: located,
+squares, tiles, perfect; then by typeface; then the reliability table.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
                     ref = learner.learn(cal.image)
                 except TileLessonError as exc:
                     lessons.append([ed.face.name, "board" if on_board else "table", f"failed: {exc}", "-", "-"])
-                    editions[row] = None
+                    editions[row] = None  # no profile: the players read without one
                     continue
                 s = ref.summary
                 lessons.append([ed.face.name, str(s["laid"]), s["typeface_match"], s["mean_true_prob"],
@@ -72,8 +73,6 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
                 fr = edition_frame(seed, ed, size, cache=args.cache)
                 n_tiles = len(fr.labels["read"]["cells"])
                 for row, edition in editions.items():
-                    if row != ROWS[0] and edition is None:
-                        continue
                     try:
                         reading = read_triolet(fr.image, edition=edition)
                     except BoardNotLocatedError:
@@ -89,10 +88,12 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
                     st[5] += (n_tiles - bad) if fs.located else 0
                     st[6] += int(fs.perfect)
                     readings[row] += fs.readings
-                    f = by_face.setdefault((ed.face.name, row), [0, 0, 0])
+                    f = by_face.setdefault((ed.face.name, row), [0, 0, 0, 0, 0])
                     f[0] += 1
                     f[1] += int(fs.located)
                     f[2] += int(fs.perfect)
+                    f[3] += n_tiles if fs.located else 0
+                    f[4] += (n_tiles - bad) if fs.located else 0
                     if args.errors:
                         for sq, t, g, conf in fs.errors:
                             print(f"{row} {ed.face.name} seed {seed} {sq}: truth {t} read {g} conf {conf:.2f}",
@@ -110,9 +111,12 @@ def run_povray_calibrated(args: argparse.Namespace, size: tuple[int, int]) -> in
                        title="companion bench read --game triolet --renderer povray --faces held-out "
                              f"--calibrate-tiles ({size[0]}x{size[1]})"))
     print()
-    face_rows = [[face, row, n, 100.0 * lo / n, 100.0 * pe / n, 100.0 * pe / lo if lo else "-"]
-                 for (face, row), (n, lo, pe) in sorted(by_face.items())]
-    print(format_table(["typeface", "row", "frames", "located %", "perfect %", "perfect % of located"], face_rows,
+    face_rows = [[face, row, n, 100.0 * lo / n, 100.0 * tok / t if t else "-", 100.0 * pe / n,
+                  100.0 * pe / lo if lo else "-"]
+                 for (face, row), (n, lo, pe, t, tok) in sorted(by_face.items(),
+                                                                key=lambda kv: (kv[0][0], ROWS.index(kv[0][1])))]
+    print(format_table(["typeface", "row", "frames", "located %", "per tile %", "perfect %", "perfect % of located"],
+                       face_rows,
                        title="by held-out typeface (one edition each: lab/render/povray/calibration.py)"))
     print()
     rel: list[list[Any]] = []

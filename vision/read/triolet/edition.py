@@ -44,6 +44,9 @@ U8 = NDArray[np.uint8]
 
 #: Tile classes (0–15 and the wild) an edition's picture shows, in its order.
 CLASSES = WILD + 1
+#: The reader's own split among the tile values counts as ``p ** READER_WEIGHT`` beside the
+#: edition's layer (0: the layer's reading replaces it).
+READER_WEIGHT = 0.5
 #: Squares whose "empty" probability is below this are read by the edition's layer.
 MAX_EMPTY = 0.5
 #: Augmented copies of each calibration crop per pass (``augmented``: six each), passes.
@@ -201,13 +204,17 @@ def from_reference(ref: TileReference) -> EditionHead:
 
 
 def apply_edition(probs: F32, crops: U8, edition: EditionHead) -> NDArray[np.intp]:
-    """Replace in place, on the squares likely holding a tile (``MAX_EMPTY``), the split among the
-    tile classes by the edition's layer's reading (their "empty" probability kept); returns them."""
+    """Combine in place, on the squares likely holding a tile (``MAX_EMPTY``), the split among the
+    tile classes with the edition's layer's reading (``READER_WEIGHT``; their "empty" probability
+    kept); returns those squares."""
     rows = np.flatnonzero(probs[:, EMPTY] < MAX_EMPTY)
     if not len(rows):
         return rows
     q = edition.reading(crops[rows]).astype(np.float64)
-    mass = probs[rows, :CLASSES].astype(np.float64).sum(axis=1, keepdims=True)
+    p = probs[rows, :CLASSES].astype(np.float64)
+    mass = p.sum(axis=1, keepdims=True)
+    if READER_WEIGHT > 0:
+        q = q * np.power(np.maximum(p / np.maximum(mass, 1e-12), 1e-12), READER_WEIGHT)
     probs[rows, :CLASSES] = (mass * q / np.maximum(q.sum(axis=1, keepdims=True), 1e-12)).astype(probs.dtype)
     return rows
 

@@ -213,3 +213,23 @@ def test_tile_lesson_replay_and_serve_put_the_profile_to_use(tmp_path: Path,
     err = capsys.readouterr().err
     assert "tiles.learned.delta_weights" in err and "Traceback" not in err
     assert ed.active_edition() is None
+
+
+@pytest.mark.parametrize("on_board", [False, True])
+def test_tile_lesson_renderer_b_lays_the_tiles_in_reading_order(on_board: bool) -> None:
+    from lab.render.povray.calibration import calibration_scene, held_out_editions
+
+    eds = held_out_editions()
+    assert len({e.face.name for e in eds}) == len(eds) == 6
+    for seed in range(7000, 7006):
+        sc, values = calibration_scene(seed, eds[seed % 6], on_board)
+        assert values == [*range(16), None] and sc.board == on_board
+        assert [t.value if not t.wild else None for t in sc.tiles] == values
+        centres = np.array([sc.camera.project(sc.tile_corners(t).mean(axis=0, keepdims=True))[0] for t in sc.tiles])
+        side = float(np.median([np.ptp(sc.camera.project(sc.tile_corners(t))[:, 0]) for t in sc.tiles]))
+        assert reading_order(centres, side) == list(range(17))
+
+
+def test_tile_lesson_bench_flag_needs_renderer_b(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "read", "--game", "triolet", "--calibrate-tiles", "--frames", "1"]) == 2
+    assert "--renderer povray" in capsys.readouterr().err

@@ -208,15 +208,18 @@ def _observer(args: argparse.Namespace) -> Any:
 
 
 def _calibration(path: str | None, game: str) -> tuple[Any, Any]:
-    """(frame undistorter or None, initial board fix or None) from a profile."""
+    """(frame undistorter or None, initial board fix or None) from a profile; its tiles section
+    (``calibrate tiles``) is put to use for every read of the game."""
     if path is None:
         return None, None
     from calibration.profile import ProfileError, load_profile
     from calibration.undistort import Undistorter
+    from vision.read import use_profile_tiles
     from vision.track import BoardFix
 
     try:
         profile = load_profile(path)
+        use_profile_tiles(profile, game)  # the edition's tiles (calibrate tiles), for every read
     except (OSError, ProfileError, ValueError) as exc:
         raise CliError(f"--calibration {path}: {exc}") from None
     und = Undistorter(profile) if profile.camera is not None else None

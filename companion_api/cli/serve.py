@@ -37,6 +37,9 @@ def register(sub: Any) -> None:
                    help="simulated table pace: 1 = real time (sim-lite: a move about every 3 s); "
                    "sim above 2 runs as sim-lite")
     p.add_argument("--seed", type=seed_number, default=1, help="seed of the simulated table's games")
+    p.add_argument("--calibration", metavar="PROFILE", default=None,
+                   help="a profile from companion calibrate: the reader compares tiles with the edition its tiles "
+                        "section holds (companion calibrate tiles)")
     p.add_argument("--new-game", action="store_true", help="start a new game instead of resuming the last one")
     p.add_argument("--public-url", default=None,
                    help="URL phones use to reach this server (links and QR codes; default: http://LAN-ADDRESS:PORT)")
@@ -88,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--game {args.game}: that game's engine is not available yet "
                        f"(known: {', '.join(BUILTIN_MODULES)})") from None
     players = parse_players(args.players)
+    if args.calibration is not None:
+        _use_calibration(args.calibration, args.game)
     try:
         header_for(args.game, players)
     except EngineError as exc:
@@ -123,6 +128,17 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
     return serve(settings, factory, tokens.viewer, tokens.table, https_port, args.cert, args.key,
                  qr=not args.no_qr)
+
+
+def _use_calibration(path: str, game: str) -> None:
+    """Put the profile's tiles section to use for every read of ``game`` in this process."""
+    from calibration.profile import ProfileError, load_profile
+    from vision.read import use_profile_tiles
+
+    try:
+        use_profile_tiles(load_profile(path), game)
+    except (OSError, ProfileError, ValueError) as exc:
+        raise CliError(f"--calibration {path}: {exc}") from None
 
 
 def hub_link(args: argparse.Namespace) -> Any:

@@ -101,6 +101,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="--renderer povray: comma-separated typeface groups, one row each (train, held-out, all)")
     p.add_argument("--cache", metavar="DIR", default=None,
                    help="--renderer povray: keep renders in DIR (keyed by seed and settings) and reuse them")
+    p.add_argument("--calibrate-tiles", action="store_true",
+                   help="--renderer povray --faces held-out: per held-out typeface, learn its tiles from one "
+                        "calibration picture and read its boards with and without it")
     p.add_argument("--render-timeout", type=float, default=30.0,
                    help="skip a frame whose rendering takes longer than this many seconds (counted)")
 
@@ -187,6 +190,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--size {args.size}: expected WxH, e.g. 1280x720") from None
     if args.against is not None and args.calibration:
         raise CliError("--against times the searching reader: it does not combine with --calibration")
+    if getattr(args, "calibrate_tiles", False):
+        if getattr(args, "renderer", "project") != "povray":
+            raise CliError("--calibrate-tiles reads renderer B's pictures: add --renderer povray")
+        from .read_povray_calib import run_povray_calibrated
+
+        return run_povray_calibrated(args, (w, h))
     if getattr(args, "renderer", "project") == "povray":
         from .read_povray import run_povray
 

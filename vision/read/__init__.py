@@ -115,6 +115,20 @@ def tile_learner_for(game: str) -> TileLearner:
     return make(game)
 
 
+def use_profile_tiles(calibration: Profile | None, game: str) -> bool:
+    """Make every read of ``game`` in this process (the tracker's included) compare tiles with the
+    edition the profile's tiles section holds (``calibrate tiles``); ``ProfileError`` when that
+    section is another game's or cannot be used. Returns whether an edition is now in use (so far
+    the Triolet reader's; other games' readers take the profile themselves)."""
+    if game != "triolet":
+        return False
+    from .triolet.edition import from_reference, use_edition
+
+    tiles = calibration.tiles_for(game) if calibration is not None else None
+    use_edition(from_reference(tiles) if tiles is not None else None)
+    return tiles is not None
+
+
 def _profile_dict(calibration: Profile | None) -> dict[str, Any] | None:
     return None if calibration is None else calibration.to_json()
 
@@ -129,10 +143,18 @@ class TrioletReader:
         from .triolet.cnn import CnnMissingError
         from .triolet.reader import read_triolet, write_debug
 
-        if calibration is not None and calibration.board is None:
-            raise ProfileError("the profile holds no board corners (run: companion calibrate board)")
+        edition = None
+        if calibration is not None:
+            tiles = calibration.tiles_for("triolet")
+            if calibration.board is None and tiles is None:
+                raise ProfileError("the profile holds no board corners and no tiles (run: companion calibrate "
+                                   "board, or companion calibrate tiles --game triolet)")
+            if tiles is not None:
+                from .triolet.edition import from_reference
+
+                edition = from_reference(tiles)
         try:
-            reading = read_triolet(image, calibration, keep_images=debug is not None)
+            reading = read_triolet(image, calibration, keep_images=debug is not None, edition=edition)
         except (ModelMissingError, CnnMissingError) as exc:
             raise ReaderUnavailableError(str(exc)) from None
         if debug is not None:
@@ -184,3 +206,12 @@ register_reader("triominos")(lambda _variant: TrianglesReader("triominos"))
 register_reader("trio_domino")(lambda _variant: TrianglesReader("trio_domino"))
 register_reader("blokus")(lambda _variant: BlokusReader("blokus"))
 register_reader("blokus_duo")(lambda _variant: BlokusReader("blokus_duo"))
+
+
+def _triolet_tile_learner(_game: str) -> TileLearner:
+    from .triolet.tile_lesson import TrioletTileLearner
+
+    return TrioletTileLearner()
+
+
+register_tile_learner("triolet")(_triolet_tile_learner)

@@ -72,13 +72,16 @@ def camera_looking_at(target: Any, tilt_deg: float, yaw_deg: float, roll_deg: fl
     return PovCamera(tuple(pos), tuple(right), tuple(down), tuple(fwd), focal_px, w, h, tilt_deg)
 
 
-def random_pov_camera(rng: np.random.Generator, scene_half: float, corners: Any, size: tuple[int, int]) -> PovCamera:
-    """A camera 0–45° from straight above, facing the board from any side, the whole board in view."""
+def random_pov_camera(rng: np.random.Generator, scene_half: float, corners: Any, size: tuple[int, int],
+                      yaw: float | None = None) -> PovCamera:
+    """A camera 0–45° from straight above, facing the board from any side (or from ``yaw`` degrees),
+    the whole board in view."""
     w, h = size
     hfov = float(rng.uniform(45, 70))
     f = 0.5 * w / math.tan(math.radians(hfov) / 2)
     tilt = float(rng.uniform(0, 45))
-    yaw = float(rng.uniform(-180, 180))
+    drawn = float(rng.uniform(-180, 180))
+    yaw = drawn if yaw is None else yaw
     roll = float(rng.uniform(-4, 4))
     fill = float(rng.uniform(0.6, 0.95))
     target = np.array([*rng.uniform(-0.08, 0.08, 2) * scene_half, 0.0])

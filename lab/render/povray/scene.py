@@ -149,6 +149,8 @@ class PovScene:
     table: str
     exposure: float
     extras: dict[str, float] = field(default_factory=dict)
+    #: ``False``: the tiles lie on the bare table (a calibration picture), no board drawn.
+    board: bool = True
 
     def tile_corners(self, t: PovTile) -> F64:
         """The tile's top outline (4×3 world mm) in its printed order TL, TR, BR, BL."""
@@ -349,6 +351,8 @@ def scene_text(sc: PovScene) -> str:
     """The whole ``.pov`` file for ``sc``."""
     amb = sc.ambient
     parts = [_PRELUDE, f"#default {{ finish {{ ambient {amb:.3f} diffuse 0.8 }} }}", sc.camera.pov(), _lights(sc),
-             _table(sc), _board(sc)]
+             _table(sc)]
+    if sc.board:
+        parts.append(_board(sc))
     parts += [_tile(sc, t) for t in sc.tiles]
     return "\n".join(parts) + "\n"

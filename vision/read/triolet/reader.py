@@ -38,6 +38,7 @@ from vision.read.triolet.blank_tiles import as_unknown_tiles, blank_tiles, board
 from vision.read.triolet.classifier import EMPTY, WILD, load_model
 from vision.read.triolet.cnn import load_cnn
 from vision.read.triolet.consistency import decide
+from vision.read.triolet.edition import EditionHead, active_edition, apply_edition
 from vision.read.triolet.exemplars import reweigh_by_exemplars
 from vision.read.triolet.features import ALL_SQUARES, features, square_crops
 from vision.read.triolet.geometry import rectified_board
@@ -282,6 +283,13 @@ class TrioletReading:
 def square_name(col: int, row: int) -> str:
     """``(7, 7)`` → ``H8`` (T-B1)."""
     return f"{COLUMNS[col]}{row + 1}"
+
+
+def _profile_any(calibration: Any) -> Any:
+    """A ``calibration.profile.Profile`` from a profile or its path."""
+    from calibration.profile import Profile, load_profile
+
+    return calibration if isinstance(calibration, Profile) else load_profile(Path(calibration))
 
 
 def _profile(calibration: Any) -> Any:
@@ -533,13 +541,17 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
         settle_six_nine(probs, crops)
     if closer:
         closer_look(rect, probs, model_path, cnn_path, sq, options)
+    edition = active_edition()
+    if edition is not None:
+        apply_edition(probs, crops, edition)
     _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
     return probs
 
 
 def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation | None = None,
                  keep_images: bool = False, model_path: str | None = None,
-                 cnn_path: str | None = None, options: ReaderOptions = DEFAULT_OPTIONS) -> TrioletReading:
+                 cnn_path: str | None = None, options: ReaderOptions = DEFAULT_OPTIONS,
+                 edition: EditionHead | None = None) -> TrioletReading:
     """Read a Triolet board from one BGR picture.
 
     ``calibration``: a profile path or ``Profile``; when the picture still fits its stored board
@@ -548,10 +560,16 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     ``location``: a board already located in this picture (e.g. by a tracker).
     ``model_path`` / ``cnn_path``: other MLP / CNN weight files than the committed ones.
     ``options``: the reader's stages and thresholds (``ReaderOptions``).
+    ``edition``: the players' own tiles (``edition.EditionHead``, from ``calibrate tiles``); without it, the one
+    set for the process (``edition.use_edition``), if any. A profile without board corners (tiles
+    only) leaves the board to the search.
     Raises ``vision.locate.BoardNotLocatedError`` when no board is visible."""
     t0 = time.perf_counter()
     located_by, fit_reason = "search", ""
     fits = False
+    edition = edition if edition is not None else active_edition()
+    if calibration is not None and _profile_any(calibration).board is None:
+        calibration = None
     if location is None and calibration is not None:
         fits, fit_reason = profile_still_fits(calibration, image)
     tv = time.perf_counter()
@@ -579,6 +597,8 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     if options.classifier == "mlp":  # the CNN tells 6 from 9 better than the geometric verdict
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path, options=options)
+    if edition is not None:
+        apply_edition(probs, crops, edition)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     blank, occluded = np.zeros_like(outside), np.zeros_like(outside)
     if options.blank_tiles or options.occluded_tiles:

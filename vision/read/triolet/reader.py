@@ -38,6 +38,7 @@ from vision.read.triolet.blank_tiles import as_unknown_tiles, blank_tiles, board
 from vision.read.triolet.classifier import EMPTY, WILD, load_model
 from vision.read.triolet.cnn import load_cnn
 from vision.read.triolet.consistency import decide
+from vision.read.triolet.dark_faces import INVERTED_CONFIDENCE, light_on_dark
 from vision.read.triolet.exemplars import reweigh_by_exemplars
 from vision.read.triolet.features import ALL_SQUARES, features, square_crops
 from vision.read.triolet.geometry import rectified_board
@@ -128,6 +129,11 @@ class ReaderOptions:
     #: Tiles next to a hand's squares whose own face shows a patch reaching in (``fingertip_tiles``) are
     #: flagged like obscured squares; their reading is left as the nets made it.
     fingertips: bool = True
+    # -- light ink on dark tiles ------------------------------------------------------------------------
+    #: Squares read empty whose centre shows more than this × the plain squares' median structure
+    #: (``dark_faces.structured``) are read again with their brightness inverted, and hold a tile
+    #: when the CNN is sure of one there (``recheck_max_empty``): black tiles with white ink (0: never).
+    light_on_dark: float = 2.0
     #: Tiles a hand touches are compared, where they show, with the tiles read surely elsewhere on the
     #: board, and their candidates re-weighed by the match (``exemplars``).
     exemplars: bool = True
@@ -199,6 +205,8 @@ class SquareEvidence:
     blank: NDArray[np.bool_]
     occluded: NDArray[np.bool_]
     outside: NDArray[np.bool_]
+    #: squares read from their inverted face (``dark_faces``): a tile, its value unsure
+    inverted: NDArray[np.bool_] | None = None
 
     @property
     def hidden(self) -> NDArray[np.bool_]:
@@ -221,6 +229,8 @@ def decide_cells(evidence: SquareEvidence) -> tuple[CellReading, ...]:
         cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
                       for k, pk in ch.candidates)
         conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden[i] else float(ch.confidence)
+        if evidence.inverted is not None and evidence.inverted[i]:
+            conf = min(conf, INVERTED_CONFIDENCE)
         cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
                                  conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), bool(hidden[i])))
     return tuple(cells)
@@ -479,6 +489,13 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
     return np.asarray(outside, bool)
 
 
+def _board_mask(flags: NDArray[np.bool_], squares: Sequence[tuple[int, int]]) -> NDArray[np.bool_]:
+    """Per-square ``flags`` of the squares ``(col, row)`` as a mask over all 225 (row by row)."""
+    mask = np.zeros(SIZE * SIZE, bool)
+    mask[[r * SIZE + c for c, r in squares]] = flags
+    return mask
+
+
 def _side_lines(image: U8, location: BoardLocation) -> NDArray[np.float32] | None:
     """(row, col, 4) grid-line evidence of every square's sides as a share of the board's median
     side (``locate.side_line_shares`` on the board plane), or ``None`` when the board's lines are faint."""
@@ -533,7 +550,11 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
         settle_six_nine(probs, crops)
     if closer:
         closer_look(rect, probs, model_path, cnn_path, sq, options)
-    _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
+    outside = _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
+    if options.light_on_dark > 0 and options.classifier != "mlp":
+        light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged, factor=options.light_on_dark,
+                      max_empty=options.recheck_max_empty, squares=[r * SIZE + c for c, r in sq],
+                      skip=_board_mask(outside, sq))
     return probs
 
 
@@ -580,6 +601,11 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         settle_six_nine(probs, crops)
     closer_look(rect, probs, model_path, cnn_path, options=options)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
+    inverted = np.zeros_like(outside)
+    if options.light_on_dark > 0 and options.classifier != "mlp":
+        inverted[light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged,
+                               factor=options.light_on_dark, max_empty=options.recheck_max_empty,
+                               skip=outside | hand)] = True
     blank, occluded = np.zeros_like(outside), np.zeros_like(outside)
     if options.blank_tiles or options.occluded_tiles:
         lab = board_lab(rect)
@@ -598,7 +624,7 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         doubt_tiles_under_hands(probs, touched)
     if options.fingertips:  # flagged only: the nets' reading stands
         occluded = occluded | fingertip_tiles(rect, probs, hand, hand | outside | blank | occluded)
-    evidence = SquareEvidence(probs, covered, beside, blank, occluded, outside)
+    evidence = SquareEvidence(probs, covered, beside, blank, occluded, outside, inverted & ~blank)
     if options.exemplars:
         reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside), evidence.hidden | outside)
     t4 = time.perf_counter()

@@ -12,7 +12,9 @@ import numpy as np
 from lab.render import random_frame
 from vision.read.triolet.classifier import EMPTY
 from vision.read.triolet.dark_faces import (
+    EMPTY_DOUBT,
     INVERTED_CONFIDENCE,
+    doubt_empties,
     read_inverted,
     structured,
     unsure_values,
@@ -76,3 +78,15 @@ def test_inverted_reading_keeps_occupancy_and_caps_the_value() -> None:
     taken = read_inverted(probs, crops, net, np.array([0, 1, 2], np.intp), turns, 0.01)
     assert list(taken) == [0, 2]  # light crops turn dark inverted: the stub sees a tile
     assert probs[1, EMPTY] == 1.0 and probs[0].argmax() == 3
+
+
+def test_doubted_empties_keep_their_reading_and_lose_their_sureness() -> None:
+    probs = np.zeros((3, EMPTY + 1), np.float32)
+    probs[:, EMPTY] = [0.999, 0.5, 0.999]
+    probs[1, 4] = 0.5
+    probs[[0, 2], 4] = 0.001
+    doubt_empties(probs, np.array([0, 1], np.intp))
+    assert probs[0, EMPTY] == np.float32(EMPTY_DOUBT) and probs[0].argmax() == EMPTY
+    assert probs[1, EMPTY] == np.float32(0.5)  # already unsure: unchanged
+    assert probs[2, EMPTY] == np.float32(0.999)  # not asked: unchanged
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)

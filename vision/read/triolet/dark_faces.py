@@ -29,6 +29,10 @@ U8 = NDArray[Any]
 #: A tile read from its inverted face gets at most this confidence (below the tracker's sure
 #: threshold: the phone confirms it).
 INVERTED_CONFIDENCE = 0.75
+#: A square read empty whose centre shows ink that no reading explains (``structured``, not taken
+#: by the inverted reading) is empty with at most this probability: a tile the nets cannot read
+#: may lie there, and "empty" is then no sure answer.
+EMPTY_DOUBT = 0.55
 #: The core of a square whose structure is measured: this many px in from each side (of ``PITCH``).
 CORE_INSET = 4
 
@@ -45,9 +49,10 @@ def square_structure(rect: U8) -> F32:
 
 
 def structured(structure: F32, factor: float) -> NDArray[np.bool_]:
-    """Squares whose core shows more than ``factor`` × the plain squares' lower quartile of
-    structure (+2 grey levels: a flat board's noise): an empty square's while at most three
-    quarters of the plain squares hold tiles (a full game lays about 70 on 195)."""
+    """Squares whose core shows more than ``factor`` × the lower quartile of structure among the
+    squares of their kind (plain, double, triple, replay: a kind's squares carry the same label),
+    +2 grey levels (a flat board's noise): an empty square's while at most three quarters of a
+    kind's squares hold tiles (a full game lays about 70 on 195 plain squares)."""
     ref = float(np.percentile(structure[~PREMIUM.reshape(-1)], 25)) + 2.0
     return np.asarray(structure > factor * ref, bool)
 
@@ -86,14 +91,30 @@ def unsure_values(probs: F32) -> F32:
 
 def light_on_dark(probs: F32, rect: U8, crops: U8, net: Callable[[U8], F32],
                   turns: Callable[[Callable[[U8], F32], U8, F32], F32], *, factor: float, max_empty: float,
-                  squares: Sequence[int] | None = None, skip: NDArray[np.bool_] | None = None) -> NDArray[np.intp]:
+                  squares: Sequence[int] | None = None, skip: NDArray[np.bool_] | None = None
+                  ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """The light-on-dark pass (module docstring): among the squares read empty (``probs`` rows;
     ``squares``: their board indices when only some are read, else all 225) and not ``skip``ped
     (board indices: outside the picture, under a hand), those ``structured`` beyond ``factor`` are
-    read inverted (``read_inverted``). The rows taken as tiles (indices into ``probs``)."""
+    read inverted (``read_inverted``). The rows taken as tiles and the rows it did not take
+    (indices into ``probs``): still empty, but not surely (``doubt_empties``, which the caller
+    applies once every other step has read them)."""
     board = np.arange(225) if squares is None else np.asarray(squares, np.intp)
     busy = structured(square_structure(rect), factor)[board]
     if skip is not None:
         busy &= ~skip[board]
     rows = np.flatnonzero(busy & (probs[:, EMPTY] >= 0.5)).astype(np.intp)
-    return read_inverted(probs, crops, net, rows, turns, max_empty)
+    taken = read_inverted(probs, crops, net, rows, turns, max_empty)
+    return taken, np.setdiff1d(rows, taken).astype(np.intp)
+
+
+def doubt_empties(probs: F32, rows: NDArray[np.intp]) -> None:
+    """Rows ``rows`` of ``probs`` read empty more surely than ``EMPTY_DOUBT`` get that much, the
+    rest spread evenly over the 17 tile classes (still read empty, no longer surely), in place."""
+    rows = np.asarray(rows, np.intp)
+    over = rows[probs[rows, EMPTY] > EMPTY_DOUBT]
+    if not len(over):
+        return
+    extra = probs[over, EMPTY] - np.float32(EMPTY_DOUBT)
+    probs[over, :EMPTY] += extra[:, None] / np.float32(EMPTY)
+    probs[over, EMPTY] = np.float32(EMPTY_DOUBT)

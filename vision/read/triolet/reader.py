@@ -38,7 +38,7 @@ from vision.read.triolet.blank_tiles import as_unknown_tiles, blank_tiles, board
 from vision.read.triolet.classifier import EMPTY, WILD, load_model
 from vision.read.triolet.cnn import load_cnn
 from vision.read.triolet.consistency import decide
-from vision.read.triolet.dark_faces import INVERTED_CONFIDENCE, light_on_dark
+from vision.read.triolet.dark_faces import INVERTED_CONFIDENCE, doubt_empties, light_on_dark
 from vision.read.triolet.exemplars import reweigh_by_exemplars
 from vision.read.triolet.features import ALL_SQUARES, features, square_crops
 from vision.read.triolet.geometry import rectified_board
@@ -552,9 +552,10 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
         closer_look(rect, probs, model_path, cnn_path, sq, options)
     outside = _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
     if options.light_on_dark > 0 and options.classifier != "mlp":
-        light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged, factor=options.light_on_dark,
-                      max_empty=options.recheck_max_empty, squares=[r * SIZE + c for c, r in sq],
-                      skip=_board_mask(outside, sq))
+        _taken, doubted = light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged,
+                                        factor=options.light_on_dark, max_empty=options.recheck_max_empty,
+                                        squares=[r * SIZE + c for c, r in sq], skip=_board_mask(outside, sq))
+        doubt_empties(probs, doubted)
     return probs
 
 
@@ -602,10 +603,12 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     closer_look(rect, probs, model_path, cnn_path, options=options)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
     inverted = np.zeros_like(outside)
+    doubted = np.zeros(0, np.intp)
     if options.light_on_dark > 0 and options.classifier != "mlp":
-        inverted[light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged,
-                               factor=options.light_on_dark, max_empty=options.recheck_max_empty,
-                               skip=outside | hand)] = True
+        taken, doubted = light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged,
+                                       factor=options.light_on_dark, max_empty=options.recheck_max_empty,
+                                       skip=outside | hand)
+        inverted[taken] = True
     blank, occluded = np.zeros_like(outside), np.zeros_like(outside)
     if options.blank_tiles or options.occluded_tiles:
         lab = board_lab(rect)
@@ -629,6 +632,11 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside), evidence.hidden | outside)
     t4 = time.perf_counter()
     cells = decide_cells(evidence)
+    if len(doubted):  # decided empty, the ink unexplained: reported as not sure (the rules decided without it)
+        occupied = {c.square for c in cells}
+        probs = probs.copy()
+        empty = [i for i in doubted.tolist() if square_name(i % SIZE, i // SIZE) not in occupied]
+        doubt_empties(probs, np.asarray(empty, np.intp))
     t5 = time.perf_counter()
     timings = {"validate": (tv - t0) * 1e3, "locate": (t1 - tv) * 1e3, "rectify": (t2 - t1) * 1e3,
                "features": (t3 - t2) * 1e3,

@@ -110,11 +110,13 @@ def light_on_dark(probs: F32, rect: U8, crops: U8, net: Callable[[U8], F32],
 
 def doubt_empties(probs: F32, rows: NDArray[np.intp]) -> None:
     """Rows ``rows`` of ``probs`` read empty more surely than ``EMPTY_DOUBT`` get that much, the
-    rest spread evenly over the 17 tile classes (still read empty, no longer surely), in place."""
+    rest given to the 17 tile classes in the proportions the reading gave them (still read empty,
+    no longer surely; its likeliest values stay its candidates), in place."""
     rows = np.asarray(rows, np.intp)
     over = rows[probs[rows, EMPTY] > EMPTY_DOUBT]
     if not len(over):
         return
     extra = probs[over, EMPTY] - np.float32(EMPTY_DOUBT)
-    probs[over, :EMPTY] += extra[:, None] / np.float32(EMPTY)
+    shares = probs[over, :EMPTY] + np.float32(1e-6)
+    probs[over, :EMPTY] += extra[:, None] * shares / shares.sum(axis=1, keepdims=True)
     probs[over, EMPTY] = np.float32(EMPTY_DOUBT)

@@ -73,6 +73,9 @@ class SearchOptions:
     strong_grid_score: float = 1.7
     #: gradient units: flat regions cannot fake a grid (a comb over a weaker profile scores nothing)
     profile_floor: float = 6.0
+    #: the contrast-normalised cell maps' gain (``local_contrast``): one neighbourhood standard
+    #: deviation becomes this many grey levels
+    contrast_gain: float = 40.0
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,9 @@ class PatternOptions:
     plane_below: float = 0.5
     #: pattern score counting fully (1) in a candidate's quality
     pattern_cap: float = 0.4
+    #: the squares' frames scored as well as their centres (``cell_looks``: an edition that marks
+    #: its special squares by a coloured frame only)
+    frames: bool = True
 
 
 @dataclass(frozen=True)
@@ -416,15 +422,31 @@ def cell_cluster_quads(edges: U8) -> list[F64]:
     return out
 
 
-def cell_maps(gray: U8) -> list[U8]:
+def cell_maps(gray: U8, *, normalised: bool = False, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> list[U8]:
     """Binary maps whose white blobs are squares: lighter than their surroundings (dark lines)
-    and darker (light lines), by adaptive thresholds."""
+    and darker (light lines), by adaptive thresholds. ``normalised``: the same on the picture with
+    its local contrast normalised (``local_contrast``), for a board whose lines differ from its
+    squares by a few grey levels only (faint grey lines on a dark board in dim light); the search
+    reads those only when the plain maps give no lattice at all (on a board they do find, the
+    normalised maps' extra blobs can grow a wrong lattice that outranks the right one)."""
     g = cv2.GaussianBlur(gray, (3, 3), 0)
     block = max(15, (min(gray.shape) // 24) | 1)
+    if normalised:
+        g = local_contrast(g, block, opts.search.contrast_gain)
     light = cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -4)
     dark = cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 4)
     k = np.ones((2, 2), np.uint8)
     return [cv2.morphologyEx(m, cv2.MORPH_OPEN, k) for m in (light, dark)]
+
+
+def local_contrast(gray: U8, block: int, gain: float) -> U8:
+    """``gray`` with each pixel's departure from its ``block``-px neighbourhood's mean divided by
+    the neighbourhood's standard deviation (+1 grey level), times ``gain``, about 128: every
+    region's texture at one contrast, whatever the board's brightness and ink."""
+    g = gray.astype(np.float32)
+    mean = cv2.blur(g, (block, block))
+    sd = np.sqrt(np.maximum(cv2.blur(g * g, (block, block)) - mean * mean, 0.0))
+    return np.asarray(np.clip(128.0 + gain * (g - mean) / (sd + 1.0), 0, 255), np.uint8)
 
 
 def _cells(blobs: U8) -> tuple[F64, F64]:
@@ -593,7 +615,7 @@ def _place_window(bgr_small: Image, h_lat: F64, ij: NDArray[np.int64], *,
     m = h_lat @ s
     rect = cv2.warpPerspective(bgr_small, m, (nx * pitch, ny * pitch),
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    scores, choice = pattern_scores(cell_colours(rect, pitch), opts=opts)
+    scores, choice = pattern_scores(cell_looks(rect, pitch), opts=opts)
     oy, ox = (int(v) for v in np.unravel_index(int(np.argmax(choice)), choice.shape))
     sc = float(scores.max())  # the lattice ranks by its clearest window; placed by the choice score
     # board units u ↦ lattice point (u − 0.5 + x0 + ox)
@@ -910,6 +932,33 @@ def cell_colours(bgr_rect: Image, pitch: int, sums: NDArray[np.int32] | None = N
     return _segment_means(ii, np.arange(n_r) * pitch + c, np.arange(n_c) * pitch + c, pitch - 2 * c, pitch - 2 * c)
 
 
+def square_bands(bgr_rect: Image, pitch: int, sums: NDArray[np.int32] | None = None) -> F32:
+    """Mean L*a*b* of the band around every square's centre half, inside its grid lines (from
+    ``pitch``/16 px, at least 1, in from its sides to the centre half's edge), shape (rows, cols, 3):
+    an edition that marks its special squares with a coloured frame, not a fill, shows them here
+    (``cell_looks``). ``sums``: the image's ``squares_lab_sums`` when already computed."""
+    n_r, n_c = bgr_rect.shape[0] // pitch, bgr_rect.shape[1] // pitch
+    ii = squares_lab_sums(bgr_rect, pitch) if sums is None else sums
+    a, c = max(1, pitch // 16), pitch // 4
+    outer = _segment_means(ii, np.arange(n_r) * pitch + a, np.arange(n_c) * pitch + a, pitch - 2 * a, pitch - 2 * a)
+    inner = _segment_means(ii, np.arange(n_r) * pitch + c, np.arange(n_c) * pitch + c, pitch - 2 * c, pitch - 2 * c)
+    n_outer, n_inner = float((pitch - 2 * a) ** 2), float((pitch - 2 * c) ** 2)
+    return np.asarray((outer * n_outer - inner * n_inner) / (n_outer - n_inner), np.float32)
+
+
+def cell_looks(bgr_rect: Image, pitch: int, sums: NDArray[np.int32] | None = None) -> F32:
+    """What the special-square pattern is read from, per square, shape (rows, cols, 6): its
+    centre's colour (``cell_colours``) and its frame, the band's colour (``square_bands``) less the
+    centre's. A special square is a filled square, a disc or a printed label (its centre) or a
+    coloured frame round a plain centre (its frame). A uniform square, plain or filled, has no
+    frame; nor has a check cloth's square seen at the board's period, while one seen at another
+    period straddles the checks' edges everywhere, plain squares too, so its frames make no
+    pattern."""
+    ii = squares_lab_sums(bgr_rect, pitch) if sums is None else sums
+    centre = cell_colours(bgr_rect, pitch, ii)
+    return np.concatenate([centre, square_bands(bgr_rect, pitch, ii) - centre], axis=2)
+
+
 def premium_pattern_scores(cells: F32, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> F32:
     """For every 15×15 window of a cell-colour array, indexed by the window's top-left square
     (shape (rows − 14, cols − 14)): how much more the special squares (T-B2) differ from the
@@ -923,7 +972,16 @@ def pattern_scores(cells: F32, *, opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) 
     """``premium_pattern_scores`` and, to choose among windows, the same less ``kind_weight`` ×
     the kinds' colour spread (``_kind_spread``): tiles and special squares three squares off can
     stand out from a dark board as clearly as its own special squares, but they are not a pattern
-    of three kinds each of one colour."""
+    of three kinds each of one colour. ``cells`` with six channels (``cell_looks``): the centres
+    and the frames scored apart, the clearer kept per window, the frames by their choice score in
+    both (an edition frames each kind in one colour; frames a grid off the board shows by chance,
+    at its edge or over an arm, are no three kinds of one colour each)."""
+    if cells.shape[-1] > 3:
+        raw, choice = pattern_scores(np.ascontiguousarray(cells[..., :3]), opts=opts)
+        if not opts.pattern.frames:
+            return raw, choice
+        frames = pattern_scores(np.ascontiguousarray(cells[..., 3:]), opts=opts)[1]
+        return np.asarray(np.maximum(raw, frames), np.float32), np.asarray(np.maximum(choice, frames), np.float32)
     win = _windows(cells)
     spread = opts.pattern.kind_weight * _kind_spread(win)
     raw, choice = _contrast(np.linalg.norm(win - np.median(win[..., _PLAIN], axis=-1)[..., None], axis=2), spread)
@@ -1108,7 +1166,10 @@ def locate_board(image: Image, game: str = "triolet", *, opts: LocateOptions = D
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     to_full = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     scored: list[tuple[float, F64, float, float]] = []
-    for _pattern, h_lat, wide in lattice_fits(small, cell_maps(gray_small), opts=opts):
+    lattices = lattice_fits(small, cell_maps(gray_small, opts=opts), opts=opts)
+    if not lattices:
+        lattices = lattice_fits(small, cell_maps(gray_small, normalised=True, opts=opts), opts=opts)
+    for _pattern, h_lat, wide in lattices:
         h1, share1, _ = refine_with_grid_lines(gray, to_full @ h_lat, rounds=2, opts=opts)
         h1, prem1, share1 = _checked_shift(image, gray, h1, share1, opts=opts)
         # a lattice wider than the board ranks behind any candidate as good, and never ends the search
@@ -1209,16 +1270,23 @@ def side_line_shares(image: Image, h_units: F64, margin: int, lens: Lens | None 
     sides (``square_sides``, (15, 15, 4)) as shares of the board's median side, and that median;
     the board rectified at 16 px a square with ``margin`` squares around it (0: the outer sides,
     at the picture's edge, are NaN); with ``lens``, sampled through its bending."""
+    looks, shares, median = _looks_and_sides(image, h_units, margin, lens, opts=opts)
+    return np.ascontiguousarray(looks[..., :3]), shares, median
+
+
+def _looks_and_sides(image: Image, h_units: F64, margin: int, lens: Lens | None = None, *,
+                     opts: LocateOptions = DEFAULT_LOCATE_OPTIONS) -> tuple[F32, F32, float]:
+    """``side_line_shares`` with the squares' ``cell_looks`` (15, 15, 6) for their colours."""
     rect = rectify(image, h_units, 16, margin, lens, opts=opts)
     sums = squares_lab_sums(rect, 16)
-    cells = cell_colours(rect, 16, sums)
-    sides = square_sides(rect, 16, cells, sums)
+    looks = cell_looks(rect, 16, sums)
+    sides = square_sides(rect, 16, np.ascontiguousarray(looks[..., :3]), sums)
     if margin:
-        cells, sides = cells[margin:-margin, margin:-margin], sides[margin:-margin, margin:-margin]
+        looks, sides = looks[margin:-margin, margin:-margin], sides[margin:-margin, margin:-margin]
     median = float(np.nanmedian(sides))
     with np.errstate(divide="ignore", invalid="ignore"):
         shares = np.asarray(sides / median, np.float32)
-    return cells, shares, median
+    return looks, shares, median
 
 
 def pattern_in_view(image: Image, h_units: F64, plane: bool = False, lens: Lens | None = None, *,
@@ -1229,21 +1297,22 @@ def pattern_in_view(image: Image, h_units: F64, plane: bool = False, lens: Lens 
     the others); 0 when fewer than a third of the special or plain squares are in view. ``plane``:
     the clearer of that and the pattern against a plane fitted to the plain squares in view (a
     light falling off across the board). ``lens``: the picture's bending (``h_units`` then maps to
-    undistorted pixels)."""
-    cells, shares, _ = side_line_shares(image, h_units, 0, lens, opts=opts)
+    undistorted pixels). Centres and frames (``cell_looks``) are scored apart, the clearer kept."""
+    looks, shares, _ = _looks_and_sides(image, h_units, 0, lens, opts=opts)
     faint = np.nan_to_num(shares, nan=np.inf) < opts.accept.in_view_faint
     seen = (faint.sum(axis=2) < 2).ravel()
     special, plain = PREMIUM.ravel() & seen, ~PREMIUM.ravel() & seen
     if special.sum() < PREMIUM.sum() / 3 or plain.sum() < (~PREMIUM).sum() / 3:
         return 0.0
-    colour = cells.reshape(-1, 3).astype(np.float64)
-    bases = [np.median(colour[plain], axis=0)]
-    if plane:
-        bases.append(_plane_base(colour[None, None], np.flatnonzero(plain), opts=opts)[0, 0])
     scores = []
-    for base in bases:
-        d = np.linalg.norm(colour - base, axis=1)
-        scores.append(float(_standing_out(float(np.median(d[special])), float(np.median(d[plain])))))
+    for k in (0, 3) if opts.pattern.frames else (0,):
+        colour = looks[..., k:k + 3].reshape(-1, 3).astype(np.float64)
+        bases = [np.median(colour[plain], axis=0)]
+        if plane:
+            bases.append(_plane_base(colour[None, None], np.flatnonzero(plain), opts=opts)[0, 0])
+        for base in bases:
+            d = np.linalg.norm(colour - base, axis=1)
+            scores.append(float(_standing_out(float(np.median(d[special])), float(np.median(d[plain])))))
     return max(scores)
 
 
@@ -1391,7 +1460,8 @@ def _pattern_shift(image: Image, h_units: F64, reach: int | None = None, lens: L
     sums = squares_lab_sums(rect, 16)
     cells = cell_colours(rect, 16, sums)  # (15 + 2m)² squares
     lines = square_lines(rect, 16, cells, sums) if opts.shift.ring_lines else None
-    scores, choice = pattern_scores(cells[1:-1, 1:-1], opts=opts)  # window (dy, dx) at [reach + dy, reach + dx]
+    looks = np.concatenate([cells, square_bands(rect, 16, sums) - cells], axis=2)
+    scores, choice = pattern_scores(looks[1:-1, 1:-1], opts=opts)  # window (dy, dx) at [reach + dy, reach + dx]
     pick = {(dx, dy): float(choice[reach + dy, reach + dx])
             for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)}
     ring_here = board_like_ring(cells, m, m, lines, opts=opts)

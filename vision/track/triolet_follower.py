@@ -49,7 +49,7 @@ class TrioletFollower:
     def __init__(self, min_ratio: float = 0.25, max_readings: int = 120, swap_confidence: float = 0.8,
                  gone_confidence: float = 0.7, correct_floor: float = 0.1,
                  twin_ratio: float = 0.1, went_on_ratio: float = 0.005, doubt_seconds: float = 1.5,
-                 agree_floor: float = 0.05, hold_over: float = 0.5) -> None:
+                 agree_floor: float = 0.05, hold_over: float = 0.5, sure: float = 0.9) -> None:
         #: a less probable legal reading is taken only if its probability is at least this
         #: fraction of the best reading's
         self.min_ratio = min_ratio
@@ -66,6 +66,11 @@ class TrioletFollower:
         #: a legal reading taken over an illegal one read at least this surely is held like a 6 ↔ 9
         #: flip (``doubt_seconds``): a wrong tile really laid is taken back within moments
         self.hold_over = hold_over
+        #: a placement is committed only when every tile of it is read this surely (its value or wild
+        #: with at least this probability, on a closer look too); otherwise it is held, never
+        #: committed: the board shows its cells as differing from the record and the players settle
+        #: them on the phone (a tap, "accept")
+        self.sure = sure
         #: the doubtful placement waiting (its reading, cells, first seen), and when to look again
         self.doubt: tuple[frozenset[tuple[str, str]], tuple[str, ...], float] | None = None
         self.recheck_at: float | None = None
@@ -325,6 +330,9 @@ class TrioletFollower:
             return []
         key = frozenset(built.combo)
         event = replace(built.event, meta=replace(meta, confidence=round(built.prob, 4)))
+        if built.verdict.legal and self.unsure_tiles(state, built.combo, seen):
+            self._clear_doubt()  # held for the players, not for a while: shown as differing
+            return []
         if built.verdict.legal and built.lenient and not self._doubt_settled(key, tuple(added), meta):
             return []
         self._clear_doubt()
@@ -347,6 +355,27 @@ class TrioletFollower:
         self.pending_cells = tuple(added)
         entry = session.submit(event)
         return [Decision("illegal", event, entry.verdict, entry, tuple(added), built.prob, built.extra)]
+
+    def unsure_tiles(self, state: TrioletState, combo: Combo, seen: dict[str, CellRead]) -> list[str]:
+        """The cells of a legal reading ``combo`` whose tile is not sure: the probability that a tile
+        lies there (the reader's) times the share, among the legal joint readings of these cells
+        (``joint_readings``, weighted by probability), of those giving it this value or wild,
+        below ``sure``. The rules settle what they can (a 9 that breaks a trio where a 6 makes one
+        is a sure 6); what they leave open is the phone's to say. Cells the players vouched for
+        are sure."""
+        cells = [c for c, _t in combo]
+        chosen = dict(combo)
+        legal = 0.0
+        agree = dict.fromkeys(cells, 0.0)
+        for other, p in joint_readings([seen[c] for c in cells], self.max_readings):
+            if not self._build(state, other, p).verdict.legal:
+                continue
+            legal += p
+            for c, tok in other:
+                if tok == chosen[c]:
+                    agree[c] += p
+        return [c for c in cells if c not in self.vouched
+                and (1.0 - seen[c].prob(EMPTY)) * (agree[c] / legal if legal > 0 else 0.0) < self.sure]
 
     def _went_on_then(self, session: Session, added: list[str], seen: dict[str, CellRead], reread: Reread,
                       meta: EventMeta) -> list[Decision]:
@@ -386,7 +415,7 @@ class TrioletFollower:
         if len(pend) != len(waiting) or len(pend) == len(added):
             return []
         built = self._best(self._state(session), [seen[c] for c in pend], self.went_on_ratio, self.went_on_ratio)
-        if built is None or not built.verdict.legal:
+        if built is None or not built.verdict.legal or self.unsure_tiles(self._state(session), built.combo, seen):
             return []
         event = replace(built.event, meta=replace(meta, confidence=round(built.prob, 4)))
         entry = session.submit(event)
@@ -434,7 +463,7 @@ class TrioletFollower:
                 continue
             state = self._state(trial)
             new = self._best(state, [seen[c] for c in added])
-            if new is None or not new.verdict.legal:
+            if new is None or not new.verdict.legal or self.unsure_tiles(state, new.combo, seen):
                 continue
             out: list[Decision] = []
             for fix in corrections:

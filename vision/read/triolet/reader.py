@@ -38,6 +38,7 @@ from vision.read.triolet.blank_tiles import as_unknown_tiles, blank_tiles, board
 from vision.read.triolet.classifier import EMPTY, WILD, load_model
 from vision.read.triolet.cnn import load_cnn
 from vision.read.triolet.consistency import decide
+from vision.read.triolet.dark_faces import INVERTED_CONFIDENCE, doubt_empties, light_on_dark
 from vision.read.triolet.edition import EditionHead, active_edition, apply_edition
 from vision.read.triolet.exemplars import reweigh_by_exemplars
 from vision.read.triolet.features import ALL_SQUARES, features, square_crops
@@ -129,6 +130,11 @@ class ReaderOptions:
     #: Tiles next to a hand's squares whose own face shows a patch reaching in (``fingertip_tiles``) are
     #: flagged like obscured squares; their reading is left as the nets made it.
     fingertips: bool = True
+    # -- light ink on dark tiles ------------------------------------------------------------------------
+    #: Squares read empty whose centre shows more than this × the plain squares' median structure
+    #: (``dark_faces.structured``) are read again with their brightness inverted, and hold a tile
+    #: when the CNN is sure of one there (``recheck_max_empty``): black tiles with white ink (0: never).
+    light_on_dark: float = 2.0
     #: Tiles a hand touches are compared, where they show, with the tiles read surely elsewhere on the
     #: board, and their candidates re-weighed by the match (``exemplars``).
     exemplars: bool = True
@@ -200,6 +206,8 @@ class SquareEvidence:
     blank: NDArray[np.bool_]
     occluded: NDArray[np.bool_]
     outside: NDArray[np.bool_]
+    #: squares read from their inverted face (``dark_faces``): a tile, its value unsure
+    inverted: NDArray[np.bool_] | None = None
 
     @property
     def hidden(self) -> NDArray[np.bool_]:
@@ -222,6 +230,8 @@ def decide_cells(evidence: SquareEvidence) -> tuple[CellReading, ...]:
         cands = tuple(Candidate(None if k == WILD else int(k), bool(k == WILD), float(pk * ch.p_occupied))
                       for k, pk in ch.candidates)
         conf = min(float(ch.confidence), OBSCURED_CONFIDENCE) if hidden[i] else float(ch.confidence)
+        if evidence.inverted is not None and evidence.inverted[i]:
+            conf = min(conf, INVERTED_CONFIDENCE)
         cells.append(CellReading(square_name(col, row), None if ch.cls == WILD else int(ch.cls), bool(ch.cls == WILD),
                                  conf, cands, ch.p_occupied, tuple(dict.fromkeys(ch.rules)), bool(hidden[i])))
     return tuple(cells)
@@ -487,6 +497,13 @@ def _unseen_squares(probs: F32, loc: BoardLocation, width: int, height: int,
     return np.asarray(outside, bool)
 
 
+def _board_mask(flags: NDArray[np.bool_], squares: Sequence[tuple[int, int]]) -> NDArray[np.bool_]:
+    """Per-square ``flags`` of the squares ``(col, row)`` as a mask over all 225 (row by row)."""
+    mask = np.zeros(SIZE * SIZE, bool)
+    mask[[r * SIZE + c for c, r in squares]] = flags
+    return mask
+
+
 def _side_lines(image: U8, location: BoardLocation) -> NDArray[np.float32] | None:
     """(row, col, 4) grid-line evidence of every square's sides as a share of the board's median
     side (``locate.side_line_shares`` on the board plane), or ``None`` when the board's lines are faint."""
@@ -544,7 +561,12 @@ def read_squares(image: U8, location: BoardLocation, squares: Sequence[tuple[int
     edition = active_edition()
     if edition is not None:
         apply_edition(probs, crops, edition)
-    _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
+    outside = _unseen_squares(probs, location, image.shape[1], image.shape[0], sq)
+    if options.light_on_dark > 0 and options.classifier != "mlp":
+        _taken, doubted = light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged,
+                                        factor=options.light_on_dark, max_empty=options.recheck_max_empty,
+                                        squares=[r * SIZE + c for c, r in sq], skip=_board_mask(outside, sq))
+        doubt_empties(probs, doubted)
     return probs
 
 
@@ -600,6 +622,13 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     if edition is not None:
         apply_edition(probs, crops, edition)
     outside = _unseen_squares(probs, loc_work, work.shape[1], work.shape[0])
+    inverted = np.zeros_like(outside)
+    doubted = np.zeros(0, np.intp)
+    if options.light_on_dark > 0 and options.classifier != "mlp":
+        taken, doubted = light_on_dark(probs, rect, crops, load_cnn(cnn_path).proba, turns_averaged,
+                                       factor=options.light_on_dark, max_empty=options.recheck_max_empty,
+                                       skip=outside | hand)
+        inverted[taken] = True
     blank, occluded = np.zeros_like(outside), np.zeros_like(outside)
     if options.blank_tiles or options.occluded_tiles:
         lab = board_lab(rect)
@@ -618,11 +647,16 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
         doubt_tiles_under_hands(probs, touched)
     if options.fingertips:  # flagged only: the nets' reading stands
         occluded = occluded | fingertip_tiles(rect, probs, hand, hand | outside | blank | occluded)
-    evidence = SquareEvidence(probs, covered, beside, blank, occluded, outside)
+    evidence = SquareEvidence(probs, covered, beside, blank, occluded, outside, inverted & ~blank)
     if options.exemplars:
         reweigh_by_exemplars(rect, probs, np.flatnonzero(touched & ~outside), evidence.hidden | outside)
     t4 = time.perf_counter()
     cells = decide_cells(evidence)
+    if len(doubted):  # decided empty, the ink unexplained: reported as not sure (the rules decided without it)
+        occupied = {c.square for c in cells}
+        probs = probs.copy()
+        empty = [i for i in doubted.tolist() if square_name(i % SIZE, i // SIZE) not in occupied]
+        doubt_empties(probs, np.asarray(empty, np.intp))
     t5 = time.perf_counter()
     timings = {"validate": (tv - t0) * 1e3, "locate": (t1 - tv) * 1e3, "rectify": (t2 - t1) * 1e3,
                "features": (t3 - t2) * 1e3,

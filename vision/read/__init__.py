@@ -184,3 +184,12 @@ register_reader("triominos")(lambda _variant: TrianglesReader("triominos"))
 register_reader("trio_domino")(lambda _variant: TrianglesReader("trio_domino"))
 register_reader("blokus")(lambda _variant: BlokusReader("blokus"))
 register_reader("blokus_duo")(lambda _variant: BlokusReader("blokus_duo"))
+
+
+def _triangle_tile_learner(game: str) -> TileLearner:
+    from .tritiles.tile_lesson import TriangleTileLearner
+
+    return TriangleTileLearner(game)
+
+
+register_tile_learner("triominos", "trio_domino")(_triangle_tile_learner)

@@ -16,11 +16,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.profile import ProfileError
 from vision.locate import BoardNotLocatedError
 from vision.read.trigon.calib import redistort_points, undistort_image
 from vision.read.tritiles.detect import FoundTile, find_tiles
 from vision.read.tritiles.finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder
 from vision.read.tritiles.lattice import assemble, clockwise
+from vision.read.tritiles.pips import looks_like_pips, pip_scores, tile_blobs
 from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
 from vision.read.tritiles.tile_set import decode_table, tile_kinds
 from vision.read.tritiles.values import (
@@ -50,6 +52,10 @@ FINDER_WEIGHTS: str | None = None
 VALUES = "net"
 #: The corner-value net's weights (``None``: the committed ``tile_values.npz``).
 VALUES_WEIGHTS: str | None = None
+#: How a pip edition's corners are read: the pips counted per corner (``pips.pip_scores``) plus the
+#: value net's scores times this weight (the net knows the rendered editions' pips; counting knows
+#: any edition's).
+PIP_NET_WEIGHT = 0.5
 #: Decode the table's tiles together, each of the 56 triples at most once (M-B1, D-B1:
 #: ``tile_set.decode_table``); ``False``: each tile alone (``values.decode_tile``).
 ONE_OF_EACH = True
@@ -101,6 +107,19 @@ def pooled_scores(corners: list[F64], scores: list[list[F64]]) -> list[list[F64]
     return out
 
 
+def edition_lesson(calibration: dict[str, Any] | None, game: str) -> dict[str, Any] | None:
+    """What ``calibrate tiles`` taught about the edition (the profile's ``tiles.learned``), or
+    ``None``; ``ProfileError`` when the profile's tiles were taught for another game."""
+    tiles = (calibration or {}).get("tiles")
+    if not tiles:
+        return None
+    if tiles.get("game") != game:
+        raise ProfileError(f"the profile's tiles were calibrated for {tiles.get('game')}, not {game} "
+                         f"(run: companion calibrate tiles --game {game})")
+    learned = tiles.get("learned")
+    return dict(learned) if isinstance(learned, dict) else None
+
+
 def _finder_net() -> FinderNet | None:
     """The finder net ``FINDER`` asks for, or ``None`` (the lattice finder)."""
     if FINDER == "net" and (FINDER_WEIGHTS or FINDER_PATH.exists()):
@@ -136,10 +155,18 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
         raise TilesNotFoundError(f"{len(found)} tile-like shapes, more than the {set_size} tiles of a set: "
                                  f"no table of {game} tiles in the picture")
     t1 = time.perf_counter()
+    learned = edition_lesson(calibration, game)
     by_value_net = VALUES == "net" and bool(VALUES_WEIGHTS or VALUES_PATH.exists())
-    if net is not None and by_value_net:  # neither the ink windows nor the edition are needed
+    if net is not None and by_value_net:  # neither the ink windows nor the template edition are needed
         cws = [clockwise_corners(ft.corners) for ft in found]
         scores = net_value_scores(img, cws, VALUES_WEIGHTS)
+        edition = learned.get("edition") if learned else None
+        if edition is None:
+            edition = "pips" if looks_like_pips([tile_blobs(img, cw) for cw in cws]) else "numbers"
+        if edition == "pips":
+            counted = pip_scores(img, cws, learned)
+            scores = [[c + PIP_NET_WEIGHT * n for c, n in zip(cs, ns, strict=True)]
+                      for cs, ns in zip(counted, scores, strict=True)]
     else:
         cws, wins = [], []
         for ft in found:

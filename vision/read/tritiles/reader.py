@@ -20,7 +20,7 @@ from calibration.profile import ProfileError
 from vision.locate import BoardNotLocatedError
 from vision.read.trigon.calib import redistort_points, undistort_image
 from vision.read.tritiles.detect import FoundTile, find_tiles
-from vision.read.tritiles.finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder
+from vision.read.tritiles.finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder, mean_side
 from vision.read.tritiles.lattice import assemble, clockwise
 from vision.read.tritiles.pips import looks_like_pips, pip_scores, tile_blobs
 from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
@@ -52,9 +52,11 @@ FINDER_WEIGHTS: str | None = None
 VALUES = "net"
 #: The corner-value net's weights (``None``: the committed ``tile_values.npz``).
 VALUES_WEIGHTS: str | None = None
-#: How a pip edition's corners are read: the pips counted per corner (``pips.pip_scores``) plus the
-#: value net's scores times this weight (the net knows the rendered editions' pips; counting knows
-#: any edition's).
+#: How a pip edition's corners are read: the pips counted per corner (``pips.pip_scores``) and the
+#: value net's scores (the net knows the rendered editions' pips at the sizes it was trained on;
+#: counting knows any edition's, given pixels enough). Counting weighs 0 on tiles up to
+#: ``PIP_SIDES[0]`` px a side, fully from ``PIP_SIDES[1]``, the net then ``PIP_NET_WEIGHT``.
+PIP_SIDES = (40.0, 90.0)
 PIP_NET_WEIGHT = 0.5
 #: Decode the table's tiles together, each of the 56 triples at most once (M-B1, D-B1:
 #: ``tile_set.decode_table``); ``False``: each tile alone (``values.decode_tile``).
@@ -105,6 +107,12 @@ def pooled_scores(corners: list[F64], scores: list[list[F64]]) -> list[list[F64]
             k += 1
         out.append(row)
     return out
+
+
+def _pip_and_net(counted: list[F64], net: list[F64], side: float) -> list[F64]:
+    """A pip tile's corner scores: counted pips and the value net's, weighed by the tile's side (px)."""
+    w = min(1.0, max(0.0, (side - PIP_SIDES[0]) / (PIP_SIDES[1] - PIP_SIDES[0])))
+    return [w * c + (1.0 - (1.0 - PIP_NET_WEIGHT) * w) * n for c, n in zip(counted, net, strict=True)]
 
 
 def edition_lesson(calibration: dict[str, Any] | None, game: str) -> dict[str, Any] | None:
@@ -165,8 +173,7 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
             edition = "pips" if looks_like_pips([tile_blobs(img, cw) for cw in cws]) else "numbers"
         if edition == "pips":
             counted = pip_scores(img, cws, learned)
-            scores = [[c + PIP_NET_WEIGHT * n for c, n in zip(cs, ns, strict=True)]
-                      for cs, ns in zip(counted, scores, strict=True)]
+            scores = [_pip_and_net(cs, ns, mean_side(cw)) for cs, ns, cw in zip(counted, scores, cws, strict=True)]
     else:
         cws, wins = [], []
         for ft in found:

@@ -315,7 +315,7 @@ def _level(image: U8, f: float, k: int, net: FinderNet, large: FinderNet | None)
     sides: the finest level read by ``net``, the coarser ones by ``large`` when there is one."""
     sc = f * PYRAMID[k]
     which = 1 if k > 0 and large is not None else 0
-    found = _tiles_in(image, sc, large if which else net)
+    found = _tiles_in(image, sc, large if large is not None and which else net)
     lo = LEVEL_SIDES[0] if k > 0 else 0.0
     hi = LEVEL_SIDES[1] if k == 0 else np.inf
     return plausible([t for t in found if lo <= mean_side(t[0]) * sc <= hi], MIN_COVER[which], LONE_CENTRE[which])

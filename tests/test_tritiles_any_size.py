@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from lab.render.triangles import random_loose_frame
+from lab.render.triangles import random_loose_frame, random_triangles_frame
 from vision.read.tritiles.finder import find_tiles_net
 from vision.read.tritiles.pips import looks_like_pips, pip_scores, tile_blobs
 from vision.read.tritiles.values import clockwise
@@ -44,18 +44,32 @@ def wooden() -> tuple[np.ndarray, dict[str, object]]:
     return f.image, f.labels
 
 
-@pytest.mark.parametrize("target_side", [100.0, 250.0])
-def test_finder_finds_every_tile_at_very_different_sizes(wooden: tuple[np.ndarray, dict[str, object]],
-                                                         target_side: float) -> None:
-    image, labels = wooden
+@pytest.fixture(scope="module")
+def field() -> tuple[np.ndarray, dict[str, object]]:
+    f = random_triangles_frame("triominos", 4011, "easy", size=(640, 480))
+    return f.image, f.labels
+
+
+def _check_found(image: np.ndarray, labels: dict[str, object], target_side: float) -> None:
     scale = target_side / _side(labels)
-    big = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    resized = cv2.resize(image, None, fx=scale, fy=scale,
+                         interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     truth = _centres(labels) * scale
-    found = find_tiles_net(np.asarray(big, np.uint8))
+    found = find_tiles_net(np.asarray(resized, np.uint8))
     got = np.array([t[0].mean(axis=0) for t in found]).reshape(-1, 2)
     near = [bool(len(got)) and float(np.linalg.norm(got - c, axis=1).min()) < 0.35 * target_side for c in truth]
     assert all(near), f"{sum(near)} of {len(truth)} tiles found at side {target_side}"
     assert len(found) == len(truth), f"{len(found) - len(truth)} tiles invented at side {target_side}"
+
+
+@pytest.mark.parametrize("target_side", [35.0, 200.0])
+def test_finder_finds_a_field_at_very_different_sizes(field: tuple[np.ndarray, dict[str, object]],
+                                                      target_side: float) -> None:
+    _check_found(*field, target_side)
+
+
+def test_finder_finds_large_loose_wooden_tiles(wooden: tuple[np.ndarray, dict[str, object]]) -> None:
+    _check_found(*wooden, 160.0)
 
 
 def _drawn_tile(counts: tuple[int, int, int], colours: dict[int, tuple[int, int, int]]
@@ -109,6 +123,7 @@ def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, check=False)
 
 
+@pytest.mark.slow
 def test_calibrate_tiles_teaches_a_pip_edition_that_read_uses(
         wooden: tuple[np.ndarray, dict[str, object]], tmp_path: Path) -> None:
     image, _labels = wooden

@@ -296,6 +296,12 @@ MIN_LEVEL_SIZE = 320
 #: those from the lower one (smaller ones are the finer levels' to find)
 LEVEL_SIDES = (26.0, 120.0)
 
+#: a coarser level sets the tile size only when it weighs this many times the finest level (whose
+#: net knows the usual tables best)
+COARSE_MARGIN = 1.5
+#: a tile another level adds must be at least this sure (centre height)
+ADD_CENTRE = 0.7
+
 Found = list[tuple[F64, float, float]]
 
 
@@ -341,12 +347,14 @@ def find_tiles_net(image: U8, net: FinderNet | None = None) -> Found:
     f = min(1.0, WORK_SIZE / max(h, w))
     levels = [_level(image, f, k, net, large) for k in range(len(PYRAMID))
               if k == 0 or max(h, w) * f * PYRAMID[k] >= MIN_LEVEL_SIZE]
-    best = max(range(len(levels)), key=lambda k: _weight(levels[k]))
+    weights = [_weight(lv) * (1.0 if k == 0 else 1.0 / COARSE_MARGIN) for k, lv in enumerate(levels)]
+    best = max(range(len(levels)), key=lambda k: weights[k])
     found = list(levels[best])
     if not found:
         return found
     med = float(np.median([mean_side(t[0]) for t in _sure(found)]))
-    extra = sorted((t for k, lv in enumerate(levels) if k != best for t in lv), key=lambda t: -t[1] * t[2])
+    extra = sorted((t for k, lv in enumerate(levels) if k != best for t in lv if t[2] >= ADD_CENTRE),
+                   key=lambda t: -t[1] * t[2])
     for t in extra:
         if SIDE_RANGE[0] * med <= mean_side(t[0]) <= SIDE_RANGE[1] * med and not any(
                 overlaps(t[0], u[0]) for u in found):

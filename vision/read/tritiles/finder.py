@@ -292,15 +292,18 @@ PYRAMID = (1.0, 0.7, 0.45)
 #: a level of the pyramid is read only if its picture is at least this many px on its long side (in
 #: a smaller one, a group of tiles looks like one large tile)
 MIN_LEVEL_SIZE = 320
-#: working-px sides a level keeps: the finest level keeps tiles up to the upper bound, coarser levels
-#: those from the lower one (smaller ones are the finer levels' to find)
-LEVEL_SIDES = (26.0, 120.0)
+#: sides a level keeps, in the finest level's working px: the finest level keeps tiles up to the
+#: upper bound, the coarser levels those from the lower one (smaller tiles, as on most tables, are
+#: the finest level's net's to find: it knows them best)
+LEVEL_SIDES = (45.0, 120.0)
+#: and at least this many px at their own level (the coarser levels' net was trained from 18 px)
+MIN_LEVEL_SIDE = 26.0
 
 #: a coarser level sets the tile size only when it weighs this many times the finest level (whose
 #: net knows the usual tables best)
-COARSE_MARGIN = 1.5
+COARSE_MARGIN = 2.0
 #: a tile another level adds must be at least this sure (centre height)
-ADD_CENTRE = 0.7
+ADD_CENTRE = 0.8
 
 Found = list[tuple[F64, float, float]]
 
@@ -322,7 +325,7 @@ def _level(image: U8, f: float, k: int, net: FinderNet, large: FinderNet | None)
     sc = f * PYRAMID[k]
     which = 1 if k > 0 and large is not None else 0
     found = _tiles_in(image, sc, large if large is not None and which else net)
-    lo = LEVEL_SIDES[0] if k > 0 else 0.0
+    lo = max(MIN_LEVEL_SIDE, LEVEL_SIDES[0] * PYRAMID[k]) if k > 0 else 0.0
     hi = LEVEL_SIDES[1] if k == 0 else np.inf
     return plausible([t for t in found if lo <= mean_side(t[0]) * sc <= hi], MIN_COVER[which], LONE_CENTRE[which])
 

@@ -32,9 +32,9 @@ from vision.read.tritiles.values import clockwise
 
 U8 = NDArray[np.uint8]
 #: colour follows count when at least this share of the pips lie nearest their own count's colour
-AGREE = 0.6
+AGREE = 0.5
 #: colours of two counts differ when their medians lie at least this far apart (Lab)
-APART = 20.0
+APART = 12.0
 #: fewest tiles a lesson needs
 MIN_TILES = 2
 

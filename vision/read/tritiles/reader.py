@@ -1,8 +1,10 @@
 """``read_triangles``: one picture of a Triominos / Trio Domino table → tiles, values, cells, fields.
 
-Stages: ``finder`` (a trained net's tile centre, corner and face maps → tile triangles; the older
-``detect``: face masks and a lattice fitted per blob), ``values`` (the corner-value net, or ink
-against numeral and dot-layout templates; M-B1 decoding), pooling over shared lattice points
+Stages: ``finder`` (trained nets' tile centre, corner and face maps over a short pyramid of the
+picture → tile triangles; the older ``detect``: face masks and a lattice fitted per blob),
+``values`` (the corner-value net, or ink against numeral and dot-layout templates; M-B1 decoding),
+``pips`` (on pip editions, pips of any colour counted per corner; with a calibration profile, the
+edition and its pip colours as ``calibrate tiles`` taught them), pooling over shared lattice points
 (M-P1), ``lattice`` (cells, fields).
 """
 
@@ -56,7 +58,7 @@ VALUES_WEIGHTS: str | None = None
 #: value net's scores (the net knows the rendered editions' pips at the sizes it was trained on;
 #: counting knows any edition's, given pixels enough). Counting weighs 0 on tiles up to
 #: ``PIP_SIDES[0]`` px a side, fully from ``PIP_SIDES[1]``, the net then ``PIP_NET_WEIGHT``.
-PIP_SIDES = (40.0, 90.0)
+PIP_SIDES = (70.0, 120.0)
 PIP_NET_WEIGHT = 0.5
 #: Decode the table's tiles together, each of the 56 triples at most once (M-B1, D-B1:
 #: ``tile_set.decode_table``); ``False``: each tile alone (``values.decode_tile``).

@@ -83,7 +83,7 @@ def test_bench_real_scores_labelled_tile_photos(tmp_path: Path, capsys: pytest.C
     code, out, _ = _run(["bench", "real", "--game", "trio_domino", "--dir", str(tmp_path)], capsys)
     assert code == 0
     row = next(ln for ln in out.splitlines() if ln.startswith("Pict_a (320×240)"))
-    assert row.split()[3:5] == ["2", "0.000"]  # 2 tiles, none found on a blank picture
+    assert row.split()[2:6] == ["-", "1", "2", "0.000"]  # not calibrated; 2 tiles, none found on a blank picture
     assert any(ln.startswith("all ") for ln in out.splitlines())
 
 
@@ -108,3 +108,10 @@ def test_bench_read_povray_tiles_prints_rows_per_edition(tmp_path: Path, capsys:
     rows = [ln for ln in out.splitlines() if ln.startswith("povray train")]
     assert [r.startswith(f"povray train {edition}") for r in rows] == [True, False]
     assert rows[1].startswith("povray train all") and f" {len(fr.labels['tiles'])} " in rows[1]
+
+
+def test_bench_real_calibrates_on_another_photo_of_the_group() -> None:
+    from lab.bench.real_tiles import teacher_of
+
+    names = ["Pict_1_1", "Pict_1_2", "Pict_1_3", "Pict_3_1"]
+    assert [teacher_of(n, names) for n in names] == ["Pict_1_2", "Pict_1_3", "Pict_1_1", None]

@@ -38,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--renders", type=int, default=10,
                    help="rendered boards to read as well, normal and hard each (0: none)")
     p.add_argument("--seed", type=seed_number, default=0, help="first render seed")
+    p.add_argument("--calibrate", action="store_true",
+                   help="tile games: read each photo with a profile taught (calibrate tiles) by another photo "
+                   "of its group (NAME_G_K: same G)")
 
 
 def read_truth(path: Path) -> list[list[str | None]]:

@@ -148,7 +148,8 @@ TILE_FINISHES: dict[str, TileFinish] = {f.name: f for f in [
 
 @dataclass(frozen=True)
 class TableSurface:
-    """A procedural table texture: ``kind`` in wood|cloth|check|felt|marble|plain|slate."""
+    """A procedural table texture: ``kind`` in wood|cloth|check|felt|marble|plain|slate|printed
+    (a light oilcloth printed with scattered fruit-and-leaf motifs and dots)."""
 
     name: str
     kind: str
@@ -170,6 +171,19 @@ TABLE_SURFACES: dict[str, TableSurface] = {t.name: t for t in [
     TableSurface("slate_dark", "slate", (60, 62, 66), (45, 47, 50)),
     TableSurface("laminate_grey", "plain", (150, 152, 155), (140, 142, 145)),
 ]}
+
+#: Busy printed tablecloths, asked for by name only (random frames draw from ``TABLE_SURFACES``, so
+#: adding one here changes no benchmark picture).
+PRINTED_CLOTHS: dict[str, TableSurface] = {t.name: t for t in [
+    TableSurface("oilcloth_fruit", "printed", (236, 222, 226), (170, 40, 50)),
+    TableSurface("oilcloth_leaves", "printed", (240, 236, 220), (60, 110, 60)),
+    TableSurface("paper_plain", "plain", (228, 214, 208), (220, 206, 200)),
+]}
+
+
+def table_surface(name: str) -> TableSurface:
+    """The table surface called ``name`` (``TABLE_SURFACES`` or ``PRINTED_CLOTHS``)."""
+    return TABLE_SURFACES[name] if name in TABLE_SURFACES else PRINTED_CLOTHS[name]
 
 
 @dataclass(frozen=True)

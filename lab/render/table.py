@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.render.styles import TABLE_SURFACES, bgr
+from lab.render.styles import bgr, table_surface
 
 U8 = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -25,7 +25,7 @@ def _noise(rng: np.random.Generator, h: int, w: int, cell: float) -> F32:
 
 def surface_texture(name: str, width: int, height: int, ppm: float, seed: int) -> U8:
     """A table surface (BGR) of ``width``×``height`` px at ``ppm`` px per mm."""
-    surf = TABLE_SURFACES[name]
+    surf = table_surface(name)
     rng = np.random.default_rng(seed)
     c1 = np.array(bgr(surf.colour), np.float32)
     c2 = np.array(bgr(surf.colour2), np.float32)
@@ -61,6 +61,27 @@ def surface_texture(name: str, width: int, height: int, ppm: float, seed: int) -
         cloud = _noise(rng, h, w, 120 * ppm) * 0.12
         t = np.clip(vein * 0.7 + cloud, 0, 1)[..., None]
         img = c1 * (1 - t) + c2 * t
+    elif kind == "printed":
+        img = c1 + (_noise(rng, h, w, max(1.5, 1.2 * ppm)) * 8.0)[..., None]
+        img = img + (_noise(rng, h, w, 120 * ppm) * 10.0)[..., None]
+        dots = rng.uniform(8, 14)  # a grid of small dots under the motifs
+        du, dv = np.mod(u, dots) - dots / 2, np.mod(v, dots) - dots / 2
+        dot = (du * du + dv * dv < rng.uniform(1.0, 2.5)).astype(np.float32)[..., None]
+        img = img * (1 - 0.25 * dot) + np.array([150, 150, 160], np.float32) * 0.25 * dot
+        area_mm2 = w * h / (ppm * ppm)
+        for _ in range(int(area_mm2 / rng.uniform(1500, 4000))):
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            r = rng.uniform(6, 22) * ppm
+            for _k in range(int(rng.integers(1, 4))):  # a cluster of fruit and leaves
+                ox, oy = rng.normal(0, r * 0.8, 2)
+                col = c2 if rng.random() < 0.5 else np.array(
+                    [rng.uniform(40, 120), rng.uniform(60, 130), rng.uniform(40, 110)], np.float32)
+                ax = (max(1, int(r * rng.uniform(0.4, 0.9))), max(1, int(r * rng.uniform(0.3, 0.7))))
+                cv2.ellipse(img, (int(cx + ox), int(cy + oy)), ax, float(rng.uniform(0, 180)), 0, 360,
+                            tuple(float(x) for x in col * rng.uniform(0.7, 1.1)), -1, cv2.LINE_AA)
+                if rng.random() < 0.5:  # a darker vein or shade across it
+                    cv2.line(img, (int(cx + ox - ax[0]), int(cy + oy)), (int(cx + ox + ax[0]), int(cy + oy)),
+                             tuple(float(x) for x in col * 0.6), max(1, int(ppm)), cv2.LINE_AA)
     else:  # cloth, felt, plain, slate
         cell = {"cloth": 1.2, "felt": 0.8, "plain": 40.0, "slate": 1.5}.get(kind, 10.0)
         amp = {"cloth": 14.0, "felt": 10.0, "plain": 6.0, "slate": 7.0}.get(kind, 8.0)

@@ -46,6 +46,7 @@ class TriangleFace:
     value_colours: tuple[tuple[int, int, int], ...] | None = None
     metal_dot: bool = False
     rim: bool = False
+    grain: bool = False
 
 
 _RAINBOW = ((0, 0, 0), (200, 40, 40), (40, 140, 60), (40, 80, 190), (230, 130, 20), (130, 50, 150))
@@ -63,6 +64,23 @@ TRIANGLE_FACES: dict[str, TriangleFace] = {f.name: f for f in [
     TriangleFace("black_white_pips", (28, 28, 30), (240, 240, 240), (18, 18, 20), edition="pips"),
 ]}
 
+_WOOD_PIPS = ((0, 0, 0), (236, 232, 220), (30, 30, 34), (225, 165, 35), (55, 90, 175), (175, 35, 45))
+#: Wooden editions (grained faces, pips whose colour follows the count), asked for by name only:
+#: random frames draw from ``TRIANGLE_FACES``, so adding one here changes no benchmark picture.
+WOODEN_FACES: dict[str, TriangleFace] = {f.name: f for f in [
+    TriangleFace("walnut_colour_pips", (105, 62, 38), (0, 0, 0), (80, 45, 28), edition="pips",
+                 value_colours=_WOOD_PIPS, grain=True),
+    TriangleFace("oak_colour_pips", (170, 120, 70), (0, 0, 0), (130, 90, 50), edition="pips",
+                 value_colours=_WOOD_PIPS, grain=True),
+    TriangleFace("walnut_black_pips", (120, 75, 45), (20, 18, 16), (90, 55, 32), edition="pips", grain=True),
+    TriangleFace("walnut_numbers", (110, 68, 40), (235, 225, 200), (85, 50, 30), grain=True),
+]}
+
+
+def face_style(name: str) -> TriangleFace:
+    """The tile face called ``name`` (``TRIANGLE_FACES`` or ``WOODEN_FACES``)."""
+    return TRIANGLE_FACES[name] if name in TRIANGLE_FACES else WOODEN_FACES[name]
+
 #: Pip positions (unit offsets around a corner's pip centre) for 1–5 pips.
 _PIPS = {0: [], 1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
          4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)]}
@@ -72,7 +90,7 @@ _PIPS = {0: [], 1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)
 def triangle_face(values: tuple[int, int, int], face_name: str, typeface: str, size: int) -> U8:
     """An upright tile top (apex up), BGRA ``size``×``size``; corner i (top, bottom-right,
     bottom-left) shows ``values[i]`` with its foot toward the centre."""
-    f = TRIANGLE_FACES[face_name]
+    f = face_style(face_name)
     m = size * 0.04
     h = (size - 2 * m) * SQRT3 / 2
     top = np.array([size / 2, (size - h) / 2])
@@ -80,6 +98,13 @@ def triangle_face(values: tuple[int, int, int], face_name: str, typeface: str, s
     cen = verts.mean(axis=0)
     img = np.zeros((size, size, 3), np.float32)
     img[:] = bgr(f.face)
+    if f.grain:  # wood grain: wavy light and dark streaks along one direction
+        grng = np.random.default_rng(sum(values) * 7 + size)
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+        ang = grng.uniform(0, math.pi)
+        across = xx * math.cos(ang) + yy * math.sin(ang)
+        wave = np.sin(across * grng.uniform(20, 45) + np.sin(yy * 6 + xx * 3) * grng.uniform(0.5, 2.0))
+        img *= (1.0 + 0.12 * wave + 0.05 * grng.standard_normal((size, size)).astype(np.float32))[..., None]
     alpha = np.zeros((size, size), np.uint8)
     cv2.fillPoly(alpha, [np.round(verts * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
     # soften corners
@@ -242,7 +267,7 @@ def _draw_triangles(st: Stage, scene: TrianglesScene, camera: CameraSpec, look: 
         layer = np.zeros((h, w, 4), np.uint8)
         size = max(16, round(scene.tile_mm * ppm))
         pv = _patch_vertices(size)
-        side_col = bgr(TRIANGLE_FACES[scene.face].side)
+        side_col = bgr(face_style(scene.face).side)
         cam_xy = camera.position_mm()[:2]
         order = sorted(range(len(scene.tiles)), key=lambda i: -float(np.linalg.norm(verts[i].mean(axis=0) - cam_xy)))
         for i in order:
@@ -296,7 +321,7 @@ def triangles_labels(scene: TrianglesScene, camera: CameraSpec, look: LookSpec, 
         "fields": [{"origin_mm": list(f.origin_mm), "angle_deg": f.angle_deg, "up_in_image_deg": u}
                    for f, u in zip(scene.fields, ups, strict=True)],
         "read": {"game": scene.game, "tiles": read},
-        "style": {"face": scene.face, "edition": TRIANGLE_FACES[scene.face].edition, "typeface": scene.typeface,
+        "style": {"face": scene.face, "edition": face_style(scene.face).edition, "typeface": scene.typeface,
                   "table": scene.table, "light": look.light},
         "camera": camera.to_json(),
         "look": look.to_json(),
@@ -411,4 +436,57 @@ def random_triangles_frame(game: str, seed: int, difficulty_name: str = "normal"
     frame.labels["seed"] = seed
     frame.labels["difficulty"] = diff.name
     frame.labels["position"] = source
+    return frame
+
+
+def random_loose_frame(game: str, seed: int, difficulty_name: str = "normal", face: str | None = None,
+                       table: str | None = None, size: tuple[int, int] | None = None) -> RenderedFrame:
+    """A table of loose tiles (each its own field, D-B1: a player's next tile, the pile), sometimes
+    beside one small field, determined by ``seed``; ``face`` / ``table`` by name (any of
+    ``TRIANGLE_FACES``/``WOODEN_FACES``, ``TABLE_SURFACES``/``PRINTED_CLOTHS``) or drawn at random."""
+    from lab.render.styles import PRINTED_CLOTHS
+    from lab.sim.triangle_position import all_tiles, grow_field
+    diff = difficulty(difficulty_name)
+    pool = StylePool()
+    rng = np.random.default_rng(seed)
+    tiles_left = all_tiles()
+    groups: list[Group] = []
+    if rng.random() < 0.4:
+        groups.append(grow_field(rng, int(rng.integers(3, 9)), tiles_left))
+    for _ in range(int(rng.integers(3, 13))):
+        if not tiles_left:
+            break
+        kind = tiles_left.pop(int(rng.integers(len(tiles_left))))
+        turn = int(rng.integers(3))
+        vals = (kind[turn % 3], kind[(turn + 1) % 3], kind[(turn + 2) % 3])
+        groups.append([((0, 0) if rng.random() < 0.5 else (1, 0), vals)])
+    groups = [g for g in groups if g]
+    tile_mm = uni(rng, (23.0, 45.0))
+    gap = uni(rng, (0.2, 1.5))
+    fields = layout_fields(rng, groups, tile_mm + gap, tile_mm)
+    fields = [replace(f, origin_mm=(f.origin_mm[0] * 0.5, f.origin_mm[1] * 0.5)) if len(g) == 1 else f
+              for f, g in zip(fields, groups, strict=True)]
+    tiles = [TriangleTile(f, cell, vals, (0.0, 0.0), uni(rng, (-2.0, 2.0)))
+             for f, group in enumerate(groups) for cell, vals in group]
+    faces = list(TRIANGLE_FACES) + list(WOODEN_FACES) * 2
+    tables = list(TABLE_SURFACES) + list(PRINTED_CLOTHS) * 3
+    scene = TrianglesScene(game=game, tiles=tuple(tiles), fields=tuple(fields),
+                           face=face or faces[int(rng.integers(len(faces)))],
+                           typeface=tile_game_typeface(rng, pool), tile_mm=tile_mm, gap_mm=gap,
+                           thickness_mm=uni(rng, (4.0, 10.0)), table=table or tables[int(rng.integers(len(tables)))],
+                           table_seed=int(rng.integers(1 << 30)))
+    verts = np.concatenate([tile_vertices_mm(scene, t) for t in scene.tiles])
+    lo, hi = verts.min(axis=0), verts.max(axis=0)
+    ctr = (lo + hi) / 2
+    foot = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+    extent = float(max(hi - lo)) + 40
+    cam = random_camera(rng, diff, foot, max(extent, 130.0), size)
+    cam = replace(cam, target_mm=(cam.target_mm[0] + float(ctr[0]), cam.target_mm[1] + float(ctr[1])))
+    look = random_look(rng, diff, pool)
+    targets = [tuple(float(x) for x in v.mean(axis=0)) for v in (tile_vertices_mm(scene, t) for t in scene.tiles)]
+    hands = random_hands(rng, diff, targets, extent / 2, cam)  # type: ignore[arg-type]
+    frame = render_triangles(replace(scene, hands=tuple(hands)), cam, look, rng)
+    frame.labels["seed"] = seed
+    frame.labels["difficulty"] = diff.name
+    frame.labels["position"] = {"source": "loose"}
     return frame

@@ -1,12 +1,24 @@
 """Train the tile finder for Triominos / Trio Domino pictures (dev-time only: torch).
 
-    python3 -m lab.train.train_tile_finder data --start 0 --count 400 --out /tmp/tf/d_0.npz
-    python3 -m lab.train.train_tile_finder train /tmp/tf/d_*.npz --epochs 14 --threads 2
+    python3 -m lab.train.train_tile_finder data --start 0 --count 200 --out /tmp/tf/d_0.npz
+    python3 -m lab.train.train_tile_finder data --start 200 --count 200 --out /tmp/tf/d_1.npz
+    python3 -m lab.train.train_tile_finder data --start 900 --count 30 --out /tmp/tf/v_9.npz
+    python3 -m lab.train.train_tile_finder train /tmp/tf/d_0.npz /tmp/tf/d_1.npz /tmp/tf/v_9.npz --epochs 3 \
+        --init vision/models/tile_finder.npz --out vision/models/tile_finder_large.npz
+
+(``tile_finder_large.npz``, which reads the reader's coarser pyramid levels: three epochs from the
+weights of ``tile_finder.npz``, 2,123 patches, validation loss 0.143 → 0.135, 8 minutes on one
+thread beside other work. ``tile_finder.npz`` itself, which reads the finest level, was trained
+by this script as it stood at commit 40c6401, before frames were scaled: 920 frames shrunk to
+``WORK_SIZE``, 6 patches each, 12 epochs; docs/READERS_OTHER.md has its commands.)
 
 ``data`` renders frames of both games with seeds ``data_train_cli.TRAIN_SEED_BASE + start …`` (difficulties
-easy, normal and hard in turn), shrinks each to the finder's working size
-(``vision.read.tritiles.finder.WORK_SIZE``) and cuts ``PATCHES`` patches of ``PATCH`` px, most of them
-around tiles, with three target maps at a quarter of the patch's resolution:
+easy, normal and hard in turn; ``FRAME_SIZE``; every ``LOOSE_EVERY``-th frame a table of loose tiles,
+``lab.render.triangles.random_loose_frame``, half of them wooden tiles with coloured pips on printed
+oilcloth or paper), scales each so that its tiles' median side is drawn between ``SIDE_RANGE``
+working pixels (log-uniform: the net learns tiles of every size it is asked to find, and the reader's
+short pyramid of scales brings any tile into that range) and cuts ``PATCHES`` patches of ``PATCH`` px,
+most of them around tiles, with three target maps at a quarter of the patch's resolution:
 
 - the centre of every tile at least ``CENTRE_MIN_VISIBLE`` in view (a small Gaussian),
 - every tile corner a hand does not cover (a small Gaussian),
@@ -14,7 +26,7 @@ around tiles, with three target maps at a quarter of the patch's resolution:
 
 ``train`` fits the net of ``vision.read.tritiles.finder`` (strided and dilated 3×3 convolutions, three
 sigmoid maps) with binary cross-entropy, positives of the two point maps weighted up, and writes
-``vision/models/tile_finder.npz`` (float16, well under 1 MB). The benchmark's frames use seeds
+``--out`` (default ``vision/models/tile_finder.npz``; float16, 59 kB). The benchmark's frames use seeds
 below 1,000,000: the two never meet.
 """
 
@@ -29,11 +41,17 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.train.data_train_cli import run_cli, tile_frames
-from vision.read.tritiles.finder import FINDER_PATH, STRIDE, WORK_SIZE
+from lab.train.data_train_cli import DIFFICULTIES, GAMES, TRAIN_SEED_BASE, run_cli
+from vision.read.tritiles.finder import FINDER_PATH, STRIDE
 
 PATCH = 256
-PATCHES = 6
+PATCHES = 8
+#: working-pixel range of the tiles' median side in the training patches
+SIDE_RANGE = (18.0, 110.0)
+#: every this many frames, a table of loose tiles
+LOOSE_EVERY = 2
+#: rendered frame size (small: the patches are rescaled anyway)
+FRAME_SIZE = (640, 480)
 #: tiles at least this much in view get a centre target
 CENTRE_MIN_VISIBLE = 0.6
 #: Gaussian spread of the point targets, in output cells (a quarter of a working pixel each way)
@@ -92,37 +110,67 @@ def targets(labels: dict[str, Any], occluders: U8 | None, scale: float, shape: t
 
 
 def frame_patches(f: Any, rng: np.random.Generator) -> tuple[U8, F32]:
-    """``PATCHES`` (image, target) patches of one rendered frame: (n, PATCH, PATCH, 3) BGR and
-    (n, 3, PATCH/STRIDE, PATCH/STRIDE)."""
-    h, w = f.image.shape[:2]
-    scale = min(1.0, WORK_SIZE / max(h, w))
-    work = f.image if scale >= 1.0 else cv2.resize(f.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    """Up to ``PATCHES`` (image, target) patches of one rendered frame, scaled as the module says:
+    (n, PATCH, PATCH, 3) BGR and (n, 3, PATCH/STRIDE, PATCH/STRIDE)."""
+    sides = [float(np.linalg.norm(np.subtract(t["corners"][0]["px"], t["corners"][1]["px"])))
+             for t in f.labels["tiles"]]
+    side = float(np.median(sides)) if sides else 40.0
+    scale = float(np.exp(rng.uniform(np.log(SIDE_RANGE[0]), np.log(SIDE_RANGE[1])))) / max(side, 1.0)
+    interp = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR
+    work = np.asarray(cv2.resize(f.image, None, fx=scale, fy=scale, interpolation=interp), np.uint8)
     wh, ww = work.shape[:2]
     tmap = targets(f.labels, f.masks.get("occluders"), scale, (wh, ww))
     centres = np.array([np.mean([c["px"] for c in t["corners"]], axis=0) for t in f.labels["tiles"]]) * scale
     ims, tgs = [], []
-    for _ in range(PATCHES):
+    n = int(np.clip(round(ww * wh / PATCH ** 2 * 1.5), 1, PATCHES))  # a small picture gives fewer patches
+    for _ in range(n):
         if len(centres) and rng.random() < 0.8:
             cx, cy = centres[rng.integers(len(centres))] + rng.normal(0, PATCH / 5, 2)
         else:
             cx, cy = rng.uniform(0, ww), rng.uniform(0, wh)
-        x0 = int(np.clip(cx - PATCH / 2, 0, max(0, ww - PATCH))) // STRIDE * STRIDE
-        y0 = int(np.clip(cy - PATCH / 2, 0, max(0, wh - PATCH))) // STRIDE * STRIDE
+        # a picture smaller than a patch lies anywhere in it (the rest black)
+        x0 = int(np.clip(cx - PATCH / 2, min(0, ww - PATCH), max(0, ww - PATCH))) // STRIDE * STRIDE
+        y0 = int(np.clip(cy - PATCH / 2, min(0, wh - PATCH), max(0, wh - PATCH))) // STRIDE * STRIDE
         im = np.zeros((PATCH, PATCH, 3), np.uint8)
         tg = np.zeros((3, PATCH // STRIDE, PATCH // STRIDE), np.float32)
-        part = work[y0:y0 + PATCH, x0:x0 + PATCH]
-        im[:part.shape[0], :part.shape[1]] = part
-        tp = tmap[:, y0 // STRIDE:(y0 + PATCH) // STRIDE, x0 // STRIDE:(x0 + PATCH) // STRIDE]
-        tg[:, :tp.shape[1], :tp.shape[2]] = tp
+        sx, sy = max(0, x0), max(0, y0)
+        part = work[sy:y0 + PATCH, sx:x0 + PATCH]
+        im[sy - y0:sy - y0 + part.shape[0], sx - x0:sx - x0 + part.shape[1]] = part
+        tp = tmap[:, sy // STRIDE:(y0 + PATCH) // STRIDE, sx // STRIDE:(x0 + PATCH) // STRIDE]
+        oy, ox = (sy - y0) // STRIDE, (sx - x0) // STRIDE
+        tg[:, oy:oy + tp.shape[1], ox:ox + tp.shape[2]] = tp
         ims.append(im)
         tgs.append(tg)
     return np.stack(ims), np.stack(tgs)
 
 
+def training_frames(start: int, count: int) -> Any:
+    """``count`` frames of ``FRAME_SIZE`` from seed ``TRAIN_SEED_BASE + start`` (games and
+    difficulties in turn as ``tile_frames``), every ``LOOSE_EVERY``-th a table of loose tiles, half
+    of those wooden tiles on printed oilcloth or paper; each with the generator that picks patches."""
+    from lab.render.triangles import random_loose_frame, random_triangles_frame
+
+    rng = np.random.default_rng(start)
+    t0 = time.time()
+    for i in range(count):
+        seed = TRAIN_SEED_BASE + start + i
+        game, diff = GAMES[i % 2], DIFFICULTIES[seed % len(DIFFICULTIES)]
+        if i % LOOSE_EVERY == LOOSE_EVERY - 1:
+            wooden = rng.random() < 0.5
+            face = ("walnut_colour_pips", "oak_colour_pips", "walnut_black_pips")[i % 3] if wooden else None
+            table = ("oilcloth_fruit", "oilcloth_leaves", "paper_plain")[(i // 3) % 3] if wooden else None
+            yield random_loose_frame(game, seed, diff, face, table, FRAME_SIZE), rng
+        else:
+            yield random_triangles_frame(game, seed, diff, size=FRAME_SIZE), rng
+        if (i + 1) % 20 == 0:
+            print(f"data: {i + 1}/{count} frames ({(time.time() - t0) / (i + 1):.2f} s each)", file=sys.stderr,
+                  flush=True)
+
+
 def make_data(start: int, count: int, out: Path) -> int:
-    """Render ``count`` frames (``tile_frames``) into ``out``."""
+    """Render ``count`` frames (``training_frames``) into ``out``."""
     ims, tgs = [], []
-    for f, rng in tile_frames(start, count):
+    for f, rng in training_frames(start, count):
         im, tg = frame_patches(f, rng)
         ims.append(im)
         tgs.append((tg * 255).round().astype(np.uint8))

@@ -215,3 +215,12 @@ def _triolet_tile_learner(_game: str) -> TileLearner:
 
 
 register_tile_learner("triolet")(_triolet_tile_learner)
+
+
+def _triangle_tile_learner(game: str) -> TileLearner:
+    from .tritiles.tile_lesson import TriangleTileLearner
+
+    return TriangleTileLearner(game)
+
+
+register_tile_learner("triominos", "trio_domino")(_triangle_tile_learner)

@@ -7,6 +7,9 @@ view about three tiles wide), ReLUs, and a 1×1 convolution to three sigmoid map
 Runtime, or in OpenCV's DNN module where that is not installed (``vision.onnx_proto`` writes the
 model in memory).
 
+The net is trained on tiles 18–110 working px a side; the reader runs it over a short pyramid of
+the picture (``PYRAMID``), so tiles from about 20 px to the picture's height are found.
+
 Assembly: every peak of the centre map is a tile; its corners are the corner-map peaks around it
 about the tile's radius away and about 120° apart (a corner the map misses, under a finger, is
 completed from the other two and the centre); each side is then moved onto the strongest edge
@@ -34,6 +37,9 @@ F64 = NDArray[np.float64]
 U8 = NDArray[np.uint8]
 
 FINDER_PATH = MODELS_DIR / "tile_finder.npz"
+#: the same net trained on tiles of every size (``LARGE_SIDES`` working px) and on loose tiles,
+#: wooden editions and printed cloths: it reads the pyramid's coarser levels
+LARGE_PATH = MODELS_DIR / "tile_finder_large.npz"
 #: the net reads a copy of the picture at most this many pixels wide or high
 WORK_SIZE = 1100
 #: working pixels per map cell
@@ -96,11 +102,16 @@ def finder_from_arrays(d: dict[str, NDArray[np.generic]]) -> FinderNet:
     return FinderNet(convs, (np.asarray(d["wh"], np.float32), np.asarray(d["bh"], np.float32)))
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def load_finder(path: str | None = None) -> FinderNet:
     """The finder net from ``path`` (default: the committed ``tile_finder.npz``)."""
     return finder_from_arrays(load_weights(Path(path) if path else FINDER_PATH, FinderMissingError,
                                            "tile finder weights", "lab.train.train_tile_finder"))
+
+
+def load_large() -> FinderNet | None:
+    """The net for the pyramid's coarser levels (``LARGE_PATH``), or ``None`` when it is missing."""
+    return load_finder(str(LARGE_PATH)) if LARGE_PATH.exists() else None
 
 
 def prepare(work: U8) -> F32:
@@ -197,10 +208,10 @@ SURE_CENTRE = 0.55
 #: a tile's mean side must lie within these factors of the sure tiles' median side (one tile set,
 #: one camera: perspective changes sizes less than this)
 SIDE_RANGE = (0.6, 1.6)
-#: a tile touching no other (no shared corner) must be at least this sure
-LONE_CENTRE = 0.55
-#: least face coverage of any tile
-MIN_COVER = 0.5
+#: per net (``FINDER_PATH``, ``LARGE_PATH``): a tile touching no other (no shared corner) must be at
+#: least this sure, and cover face at least this much (the nets' maps are scaled differently)
+LONE_CENTRE = (0.55, 0.5)
+MIN_COVER = (0.5, 0.4)
 #: tiles whose median side is below this many working px are looked at again, magnified
 SMALL_SIDE = 32.0
 #: the side (working px) a second look magnifies small tiles to, at most ``MAX_ZOOM`` times
@@ -248,18 +259,19 @@ def _sure(found: list[tuple[F64, float, float]]) -> list[tuple[F64, float, float
     return [t for t in found if t[2] >= SURE_CENTRE] or found
 
 
-def plausible(found: list[tuple[F64, float, float]]) -> list[tuple[F64, float, float]]:
-    """The tiles of one set seen by one camera: of about the size of the sure ones, covering face,
-    and touching another tile unless sure (a table pattern or a pencil makes lone, odd-sized
-    triangles)."""
+def plausible(found: list[tuple[F64, float, float]], min_cover: float = 0.5, lone: float = 0.55
+              ) -> list[tuple[F64, float, float]]:
+    """The tiles of one set seen by one camera: of about the size of the sure ones, covering face
+    (``min_cover``), and touching another tile unless sure (``lone``: a table pattern or a pencil
+    makes lone, odd-sized triangles)."""
     if not found:
         return found
     med = float(np.median([mean_side(t[0]) for t in _sure(found)]))
-    kept = [t for t in found if SIDE_RANGE[0] * med <= mean_side(t[0]) <= SIDE_RANGE[1] * med and t[1] >= MIN_COVER]
+    kept = [t for t in found if SIDE_RANGE[0] * med <= mean_side(t[0]) <= SIDE_RANGE[1] * med and t[1] >= min_cover]
     corners = [t[0] for t in kept]
     out = []
     for i, t in enumerate(kept):
-        if t[2] >= LONE_CENTRE:
+        if t[2] >= lone:
             out.append(t)
             continue
         touch = any(j != i and np.linalg.norm(t[0][:, None] - c[None], axis=2).min() < 0.25 * med
@@ -274,18 +286,91 @@ def _outside(t: tuple[F64, float, float], roi: tuple[int, int, int, int]) -> boo
     return not (roi[0] <= cx < roi[2] and roi[1] <= cy < roi[3])
 
 
-def find_tiles_net(image: U8, net: FinderNet | None = None) -> list[tuple[F64, float, float]]:
+#: the short pyramid: the working picture shrunk by these factors (tiles from about 20 to about 270
+#: working px a side meet a net at a side it was trained on)
+PYRAMID = (1.0, 0.7, 0.45)
+#: a level of the pyramid is read only if its picture is at least this many px on its long side (in
+#: a smaller one, a group of tiles looks like one large tile)
+MIN_LEVEL_SIZE = 320
+#: sides a level keeps, in the finest level's working px: the finest level keeps tiles up to the
+#: upper bound, the coarser levels those from the lower one (smaller tiles, as on most tables, are
+#: the finest level's net's to find: it knows them best)
+LEVEL_SIDES = (45.0, 120.0)
+#: and at least this many px at their own level (the coarser levels' net was trained from 18 px)
+MIN_LEVEL_SIDE = 26.0
+
+#: a coarser level sets the tile size only when it weighs this many times the finest level (whose
+#: net knows the usual tables best)
+COARSE_MARGIN = 2.0
+#: a tile another level adds must be at least this sure (centre height)
+ADD_CENTRE = 0.8
+
+Found = list[tuple[F64, float, float]]
+
+
+def _inside(p: F64, tri: F64) -> bool:
+    return cv2.pointPolygonTest(tri.astype(np.float32).reshape(-1, 1, 2), (float(p[0]), float(p[1])), False) >= 0
+
+
+def overlaps(a: F64, b: F64) -> bool:
+    """Whether two triangles (3×2 px) cover one another's centre, or lie closer than half a side."""
+    ca, cb = a.mean(axis=0), b.mean(axis=0)
+    near = float(np.linalg.norm(ca - cb)) < 0.5 * min(mean_side(a), mean_side(b))
+    return near or _inside(ca, b) or _inside(cb, a)
+
+
+def _level(image: U8, f: float, k: int, net: FinderNet, large: FinderNet | None) -> Found:
+    """The ``plausible`` tiles of pyramid level ``k`` (the picture at ``f·PYRAMID[k]``) within its
+    sides: the finest level read by ``net``, the coarser ones by ``large`` when there is one."""
+    sc = f * PYRAMID[k]
+    which = 1 if k > 0 and large is not None else 0
+    found = _tiles_in(image, sc, large if large is not None and which else net)
+    lo = max(MIN_LEVEL_SIDE, LEVEL_SIDES[0] * PYRAMID[k]) if k > 0 else 0.0
+    hi = LEVEL_SIDES[1] if k == 0 else np.inf
+    return plausible([t for t in found if lo <= mean_side(t[0]) * sc <= hi], MIN_COVER[which], LONE_CENTRE[which])
+
+
+def _weight(found: Found) -> float:
+    """How much tile a level shows: centre height × face coverage × area, summed (a cloth pattern
+    read as many small false tiles weighs less than the few large true ones a coarser level finds)."""
+    return float(sum(t[1] * t[2] * mean_side(t[0]) ** 2 for t in found))
+
+
+def find_tiles_net(image: U8, net: FinderNet | None = None) -> Found:
     """Tiles in a BGR picture: (corners 3×2 image px, face coverage, centre height), ``plausible``
-    ones only. Small tiles (median side of the sure ones, or of all when few are sure, under
-    ``SMALL_SIDE`` working px) are looked for again in a magnified copy of the area around the
-    tiles found, or of the whole picture when that area is too large (``ZOOM_BUDGET``); tiles found
-    outside the magnified area are kept."""
+    ones only. The net reads a short pyramid of the picture (``PYRAMID``); the level whose tiles
+    weigh most (``_weight``) sets the tile size, and other levels add the tiles of
+    that size it missed (never one overlapping a tile already found). Small tiles (median side of
+    the sure ones, or of all when few are sure, under ``SMALL_SIDE`` working px) are looked for
+    again in a magnified copy of the area around the tiles found, or of the whole picture when that
+    area is too large (``ZOOM_BUDGET``); tiles found outside the magnified area are kept."""
     net = net or load_finder()
+    large = load_large()
     h, w = image.shape[:2]
     f = min(1.0, WORK_SIZE / max(h, w))
-    found = plausible(_tiles_in(image, f, net))
+    levels = [_level(image, f, k, net, large) for k in range(len(PYRAMID))
+              if k == 0 or max(h, w) * f * PYRAMID[k] >= MIN_LEVEL_SIZE]
+    weights = [_weight(lv) * (1.0 if k == 0 else 1.0 / COARSE_MARGIN) for k, lv in enumerate(levels)]
+    best = max(range(len(levels)), key=lambda k: weights[k])
+    found = list(levels[best])
     if not found:
         return found
+    med = float(np.median([mean_side(t[0]) for t in _sure(found)]))
+    extra = sorted((t for k, lv in enumerate(levels) if k != best for t in lv if t[2] >= ADD_CENTRE),
+                   key=lambda t: -t[1] * t[2])
+    for t in extra:
+        if SIDE_RANGE[0] * med <= mean_side(t[0]) <= SIDE_RANGE[1] * med and not any(
+                overlaps(t[0], u[0]) for u in found):
+            found.append(t)
+    if best > 0:
+        return found
+    return _second_look(image, f, net, found)
+
+
+def _second_look(image: U8, f: float, net: FinderNet, found: Found) -> Found:
+    """``found``, or when its tiles are small, the tiles of a magnified second look (see
+    ``find_tiles_net``)."""
+    h, w = image.shape[:2]
     sure = _sure(found)
     side = float(np.median([mean_side(t[0]) for t in sure])) * f
     if len(sure) < FEW_SURE:  # a false large tile as the only sure one must not hide small ones
@@ -305,4 +390,5 @@ def find_tiles_net(image: U8, net: FinderNet | None = None) -> list[tuple[F64, f
         zoom = min(zoom, math.sqrt(ZOOM_BUDGET * WORK_SIZE * WORK_SIZE / (w * h)) / f)
         if zoom < MIN_ZOOM:
             return found
-    return plausible(_tiles_in(image, f * zoom, net, roi)) + [t for t in found if _outside(t, roi)]
+    return plausible(_tiles_in(image, f * zoom, net, roi), MIN_COVER[0], LONE_CENTRE[0]) + [
+        t for t in found if _outside(t, roi)]

@@ -1,8 +1,10 @@
 """``read_triangles``: one picture of a Triominos / Trio Domino table → tiles, values, cells, fields.
 
-Stages: ``finder`` (a trained net's tile centre, corner and face maps → tile triangles; the older
-``detect``: face masks and a lattice fitted per blob), ``values`` (the corner-value net, or ink
-against numeral and dot-layout templates; M-B1 decoding), pooling over shared lattice points
+Stages: ``finder`` (trained nets' tile centre, corner and face maps over a short pyramid of the
+picture → tile triangles; the older ``detect``: face masks and a lattice fitted per blob),
+``values`` (the corner-value net, or ink against numeral and dot-layout templates; M-B1 decoding),
+``pips`` (on pip editions, pips of any colour counted per corner; with a calibration profile, the
+edition and its pip colours as ``calibrate tiles`` taught them), pooling over shared lattice points
 (M-P1), ``lattice`` (cells, fields).
 """
 
@@ -16,11 +18,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.profile import ProfileError
 from vision.locate import BoardNotLocatedError
 from vision.read.trigon.calib import redistort_points, undistort_image
 from vision.read.tritiles.detect import FoundTile, find_tiles
-from vision.read.tritiles.finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder
+from vision.read.tritiles.finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder, mean_side
 from vision.read.tritiles.lattice import assemble, clockwise
+from vision.read.tritiles.pips import looks_like_pips, pip_scores, tile_blobs
 from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
 from vision.read.tritiles.tile_set import decode_table, tile_kinds
 from vision.read.tritiles.values import (
@@ -50,6 +54,12 @@ FINDER_WEIGHTS: str | None = None
 VALUES = "net"
 #: The corner-value net's weights (``None``: the committed ``tile_values.npz``).
 VALUES_WEIGHTS: str | None = None
+#: How a pip edition's corners are read: the pips counted per corner (``pips.pip_scores``) and the
+#: value net's scores (the net knows the rendered editions' pips at the sizes it was trained on;
+#: counting knows any edition's, given pixels enough). Counting weighs 0 on tiles up to
+#: ``PIP_SIDES[0]`` px a side, fully from ``PIP_SIDES[1]``, the net then ``PIP_NET_WEIGHT``.
+PIP_SIDES = (70.0, 120.0)
+PIP_NET_WEIGHT = 0.5
 #: Decode the table's tiles together, each of the 56 triples at most once (M-B1, D-B1:
 #: ``tile_set.decode_table``); ``False``: each tile alone (``values.decode_tile``).
 ONE_OF_EACH = True
@@ -101,6 +111,25 @@ def pooled_scores(corners: list[F64], scores: list[list[F64]]) -> list[list[F64]
     return out
 
 
+def _pip_and_net(counted: list[F64], net: list[F64], side: float) -> list[F64]:
+    """A pip tile's corner scores: counted pips and the value net's, weighed by the tile's side (px)."""
+    w = min(1.0, max(0.0, (side - PIP_SIDES[0]) / (PIP_SIDES[1] - PIP_SIDES[0])))
+    return [w * c + (1.0 - (1.0 - PIP_NET_WEIGHT) * w) * n for c, n in zip(counted, net, strict=True)]
+
+
+def edition_lesson(calibration: dict[str, Any] | None, game: str) -> dict[str, Any] | None:
+    """What ``calibrate tiles`` taught about the edition (the profile's ``tiles.learned``), or
+    ``None``; ``ProfileError`` when the profile's tiles were taught for another game."""
+    tiles = (calibration or {}).get("tiles")
+    if not tiles:
+        return None
+    if tiles.get("game") != game:
+        raise ProfileError(f"the profile's tiles were calibrated for {tiles.get('game')}, not {game} "
+                         f"(run: companion calibrate tiles --game {game})")
+    learned = tiles.get("learned")
+    return dict(learned) if isinstance(learned, dict) else None
+
+
 def _finder_net() -> FinderNet | None:
     """The finder net ``FINDER`` asks for, or ``None`` (the lattice finder)."""
     if FINDER == "net" and (FINDER_WEIGHTS or FINDER_PATH.exists()):
@@ -136,10 +165,17 @@ def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, A
         raise TilesNotFoundError(f"{len(found)} tile-like shapes, more than the {set_size} tiles of a set: "
                                  f"no table of {game} tiles in the picture")
     t1 = time.perf_counter()
+    learned = edition_lesson(calibration, game)
     by_value_net = VALUES == "net" and bool(VALUES_WEIGHTS or VALUES_PATH.exists())
-    if net is not None and by_value_net:  # neither the ink windows nor the edition are needed
+    if net is not None and by_value_net:  # neither the ink windows nor the template edition are needed
         cws = [clockwise_corners(ft.corners) for ft in found]
         scores = net_value_scores(img, cws, VALUES_WEIGHTS)
+        edition = learned.get("edition") if learned else None
+        if edition is None:
+            edition = "pips" if looks_like_pips([tile_blobs(img, cw) for cw in cws]) else "numbers"
+        if edition == "pips":
+            counted = pip_scores(img, cws, learned)
+            scores = [_pip_and_net(cs, ns, mean_side(cw)) for cs, ns, cw in zip(counted, scores, cws, strict=True)]
     else:
         cws, wins = [], []
         for ft in found:

@@ -87,6 +87,32 @@ def random_pov_camera(rng: np.random.Generator, scene_half: float, corners: Any,
     return cam
 
 
+Light = tuple[tuple[float, float, float], tuple[float, float, float], float]
+
+
+def random_lights(rng: np.random.Generator, warmth: float = 1.0) -> list[Light]:
+    """A key area light (soft shadows) from neutral daylight to a warm lamp (``warmth`` 1: mildly
+    warm at most; 2: tungsten), a hard light (a bare bulb or the sun) in 60 % of scenes, a ceiling
+    fill. Each light: position (world mm), colour, area side (0: a point light)."""
+    warm = float(rng.uniform(0, warmth))
+    col = (1.0, 0.96 - 0.06 * warm, 0.92 - 0.14 * warm)
+    az = float(rng.uniform(0, 2 * math.pi))
+    elev = math.radians(float(rng.uniform(35, 80)))
+    d = float(rng.uniform(900, 1600))
+    key = (d * math.cos(elev) * math.cos(az), d * math.cos(elev) * math.sin(az), -d * math.sin(elev))
+    k0, k1, k2 = (float(rng.uniform(0.65, 0.95)) for _ in range(3))  # strength, a slight tint
+    lights: list[Light] = [
+        (key, (col[0] * k0, col[1] * k1, col[2] * k2), float(rng.uniform(80, 400)))]
+    if rng.random() < 0.6:  # a hard light: a bare bulb or the sun through a window
+        az2 = az + float(rng.uniform(1.5, 4.5))
+        e2 = math.radians(float(rng.uniform(25, 70)))
+        h0, h1, h2 = (float(rng.uniform(0.2, 0.4)) for _ in range(3))
+        lights.append(((2000 * math.cos(e2) * math.cos(az2), 2000 * math.cos(e2) * math.sin(az2),
+                        -2000 * math.sin(e2)), (h0, h1, h2), 0.0))
+    lights.append(((0.0, 0.0, -2500.0), (0.15, 0.15, 0.15), 0.0))  # ceiling fill, no distinct shadow
+    return lights
+
+
 def random_scene(seed: int, group: str = "train", size: tuple[int, int] = (1280, 720)) -> PovScene:
     """A random table for renderer B, fully determined by ``seed`` and the typeface ``group``."""
     rng = np.random.default_rng([seed, 0xB0B])
@@ -106,22 +132,7 @@ def random_scene(seed: int, group: str = "train", size: tuple[int, int] = (1280,
     h15 = 7.5 * square_mm
     corners = np.array([[-half, -half, 0.0], [half, -half, 0.0], [half, half, 0.0], [-half, half, 0.0]])
     cam = random_pov_camera(rng, half, corners, size)
-    warm = float(rng.uniform(0, 1))
-    col = (1.0, 0.96 - 0.06 * warm, 0.92 - 0.14 * warm)
-    az = float(rng.uniform(0, 2 * math.pi))
-    elev = math.radians(float(rng.uniform(35, 80)))
-    d = float(rng.uniform(900, 1600))
-    key = (d * math.cos(elev) * math.cos(az), d * math.cos(elev) * math.sin(az), -d * math.sin(elev))
-    k0, k1, k2 = (float(rng.uniform(0.65, 0.95)) for _ in range(3))  # strength, a slight tint
-    lights: list[tuple[tuple[float, float, float], tuple[float, float, float], float]] = [
-        (key, (col[0] * k0, col[1] * k1, col[2] * k2), float(rng.uniform(80, 400)))]
-    if rng.random() < 0.6:  # a hard light: a bare bulb or the sun through a window
-        az2 = az + float(rng.uniform(1.5, 4.5))
-        e2 = math.radians(float(rng.uniform(25, 70)))
-        h0, h1, h2 = (float(rng.uniform(0.2, 0.4)) for _ in range(3))
-        lights.append(((2000 * math.cos(e2) * math.cos(az2), 2000 * math.cos(e2) * math.sin(az2),
-                        -2000 * math.sin(e2)), (h0, h1, h2), 0.0))
-    lights.append(((0.0, 0.0, -2500.0), (0.15, 0.15, 0.15), 0.0))  # ceiling fill, no distinct shadow
+    lights = random_lights(rng)
     scene = PovScene(
         tiles=tuple(placed), edition=edition, tile_set=tile_set, face=face, square_mm=square_mm,
         tile_ratio=float(rng.uniform(0.84, 0.94)),
@@ -154,37 +165,48 @@ def frame_style(labels: dict[str, Any]) -> dict[str, Any]:
 
 def _postprocess(img: Any, sc: PovScene, rng: np.random.Generator) -> NDArray[np.uint8]:
     """Exposure, vignetting, lens softness, sensor noise (shot and read), JPEG."""
-    x = img.astype(np.float32) * sc.exposure
+    return sensor(img, sc.exposure, sc.extras, rng)
+
+
+def sensor(img: Any, exposure: float, extras: dict[str, float], rng: np.random.Generator) -> NDArray[np.uint8]:
+    """A ray-traced picture through a phone's sensor: ``exposure`` gain, ``extras``' vignetting,
+    lens softness (``blur`` σ px), shot and read ``noise``, ``jpeg`` quality."""
+    x = img.astype(np.float32) * exposure
     h, w = x.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     rr = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    x *= (1 - sc.extras["vignette"] * rr)[..., None]
-    if sc.extras["blur"] > 0.05:
-        x = cv2.GaussianBlur(x, (0, 0), sc.extras["blur"])
-    sigma = sc.extras["noise"]
+    x *= (1 - extras["vignette"] * rr)[..., None]
+    if extras["blur"] > 0.05:
+        x = cv2.GaussianBlur(x, (0, 0), extras["blur"])
+    sigma = extras["noise"]
     x += rng.normal(0, 1, x.shape).astype(np.float32) * (sigma * np.sqrt(np.clip(x, 0, 255) / 128.0) + 0.5)
     out = np.clip(x, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, round(sc.extras["jpeg"])])
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, round(extras["jpeg"])])
     assert ok
     return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
 
 
-def render_scene(sc: PovScene, seed: int, quality: str = "normal") -> RenderedFrame:
-    """Ray-trace ``sc`` with POV-Ray, post-process it, and label it."""
+def trace(text: str, width: int, height: int, quality: str = "normal") -> NDArray[np.uint8]:
+    """Ray-trace the scene ``text`` with POV-Ray on one thread; the raw picture (BGR)."""
     exe = povray_binary()
-    w, h = sc.camera.width, sc.camera.height
     aa = ["+A0.2", "+AM2", "+R2"] if quality == "normal" else ["-A"]
     with tempfile.TemporaryDirectory(prefix="povray_") as tmp:
         pov = Path(tmp) / "scene.pov"
         png = Path(tmp) / "scene.png"
-        pov.write_text(scene_text(sc), encoding="utf-8")
-        cmd = [exe, f"+I{pov}", f"+O{png}", f"+W{w}", f"+H{h}", "+FN", "-D", "-P", "-V", "+WT1", "+Q9", *aa,
-               f"+L{tmp}"]
+        pov.write_text(text, encoding="utf-8")
+        cmd = [exe, f"+I{pov}", f"+O{png}", f"+W{width}", f"+H{height}", "+FN", "-D", "-P", "-V", "+WT1", "+Q9",
+               *aa, f"+L{tmp}"]
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, check=False)
         if res.returncode != 0 or not png.exists():
             tail = " ".join(res.stderr.strip().splitlines()[-3:])
             raise RuntimeError(f"povray failed ({res.returncode}): {tail}")
         raw = cv2.imread(str(png), cv2.IMREAD_COLOR)
+    return np.asarray(raw, np.uint8)
+
+
+def render_scene(sc: PovScene, seed: int, quality: str = "normal") -> RenderedFrame:
+    """Ray-trace ``sc`` with POV-Ray, post-process it, and label it."""
+    raw = trace(scene_text(sc), sc.camera.width, sc.camera.height, quality)
     image = _postprocess(raw, sc, np.random.default_rng([seed, 0x1A6E]))
     return RenderedFrame(image=image, labels=scene_labels(sc, seed))
 

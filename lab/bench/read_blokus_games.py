@@ -5,10 +5,12 @@ on the project's renderer (``lab/render/blokus.py``, rows ``normal`` and ``hard`
 
 Rows: frames, boards located (%), cells right (% of the cells of located boards, and of all
 boards), perfect boards (%: every cell of the board right, empty ones included), wrong cells,
-median / p95 ms per read (OpenCV on one thread; rendering not counted). Then the errors by cause
-(board not located; a piece's cell read empty; an empty cell read as a colour; one colour read as
-another, by pair) and the frames by look (board plastic, light warmth, camera tilt) with their
-perfect share. Frame ``i`` uses seed ``--seed + i``; ``--cache DIR`` keeps the renders.
+median / p95 ms per read (OpenCV on one thread; rendering not counted). Then the boards by cause
+(not located; registered off: a found corner half a cell or more from the true one; colours: cells
+wrong on a board located right), the wrong cells by cause (on boards located right: a piece's cell
+read empty, an empty cell read as a colour, one colour read as another) and the frames by look
+(board plastic, light warmth, camera tilt) with their perfect share. Frame ``i`` uses seed
+``--seed + i``; ``--cache DIR`` keeps the renders.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from companion_api.cli.common import CliError
 from companion_api.cli.text_table import format_table
 
 BLOKUS_GAMES = ("trigon", "blokus", "blokus_duo")
+#: a board whose found corner lies this many cells or more from the true one is registered off
+REGISTERED_OFF = 0.5
 
 
 def score_cells(truth: dict[str, str], got: dict[str, str], names: list[str]) -> dict[str, Any]:
@@ -60,6 +64,9 @@ def read_frame(game: str, image: Any, labels: dict[str, Any]) -> dict[str, Any]:
         except BoardNotLocatedError:
             return {"located": False, "n": len(names), "ok": 0, "wrong": [], "ms": (time.perf_counter() - t0) * 1e3}
         got = {c.cell: c.colour for c in r.cells}
+        true_corners = np.array(labels["board"]["hexagon_px"], np.float64)
+        corners = np.array(r.corners_px, np.float64)
+        cell_px = float(np.linalg.norm(true_corners - np.roll(true_corners, 1, axis=0), axis=1).mean()) / side
     else:
         from vision.read.blokus import read_blokus
         from vision.read.blokus.geometry import square_name
@@ -73,8 +80,28 @@ def read_frame(game: str, image: Any, labels: dict[str, Any]) -> dict[str, Any]:
         except BoardNotLocatedError:
             return {"located": False, "n": len(names), "ok": 0, "wrong": [], "ms": (time.perf_counter() - t0) * 1e3}
         got = {c.cell: c.colour for c in rb.cells}
+        true_corners = np.array(labels["board"]["corners_px"], np.float64)
+        corners = np.array(rb.corners_px, np.float64)
+        cell_px = float(np.linalg.norm(true_corners - np.roll(true_corners, 1, axis=0), axis=1).mean()) / n
     ms = (time.perf_counter() - t0) * 1e3
-    return {"located": True, "ms": ms, **score_cells(truth, got, names)}
+    return {"located": True, "ms": ms, "corner_cells": corner_error(corners, true_corners) / cell_px,
+            **score_cells(truth, got, names)}
+
+
+def corner_error(found: Any, true: Any) -> float:
+    """The largest distance (px) from a found board corner to the nearest true one."""
+    f, t = np.asarray(found, np.float64), np.asarray(true, np.float64)
+    return float(max(np.linalg.norm(t - c, axis=1).min() for c in f))
+
+
+def board_cause(r: dict[str, Any]) -> str:
+    """Why a board is not read perfectly: not located, registered off (a corner half a cell or more
+    from the true one), colours (cells wrong on a board located right), or ``perfect``."""
+    if not r["located"]:
+        return "not located"
+    if r.get("corner_cells", 0.0) >= REGISTERED_OFF:
+        return "registered off"
+    return "perfect" if r["ok"] == r["n"] else "colours"
 
 
 def _tilt_band(t: float) -> str:
@@ -106,6 +133,7 @@ def run_blokus_games(args: argparse.Namespace, size: tuple[int, int]) -> int:
                      if d in ("normal", "hard")] or [("normal", "normal"), ("hard", "hard")]
     table: list[list[Any]] = []
     causes: Counter[str] = Counter()
+    boards: Counter[str] = Counter()
     looks: dict[str, list[int]] = {}
     render_s: list[float] = []
     for row, diff in rows_spec:
@@ -127,9 +155,10 @@ def run_blokus_games(args: argparse.Namespace, size: tuple[int, int]) -> int:
             render_s.append(time.perf_counter() - t0)
             r = read_frame(game, image, labels)
             res.append(r)
-            if not r["located"]:
-                causes["board not located"] += 1
-            for cell, t, g in r["wrong"]:
+            boards[board_cause(r)] += 1
+            if board_cause(r) == "registered off":
+                causes["cells on boards registered off"] += len(r["wrong"])
+            for cell, t, g in r["wrong"] if board_cause(r) != "registered off" else []:
                 causes[cause_of(t, g)] += 1
                 if getattr(args, "errors", False):
                     print(f"seed {seed}: {cell} is {t or 'empty'}, read {g or 'empty'}", file=sys.stderr)
@@ -160,10 +189,14 @@ def run_blokus_games(args: argparse.Namespace, size: tuple[int, int]) -> int:
                        title=f"companion bench read --game {game} --renderer {renderer} "
                              + (f"({size[0]}x{size[1]}, " if renderer == "povray" else "(")
                              + f"seed {args.seed}), OpenCV on 1 thread"))
+    print()
+    print(format_table(["board", "count"], [[k, v] for k, v in boards.most_common()],
+                       title=f"{game}: boards by cause (registered off: a corner ≥ {REGISTERED_OFF} cell from the "
+                             "true one)"))
     if causes:
         print()
-        print(format_table(["cause", "count"], [[k, v] for k, v in causes.most_common()],
-                           title=f"{game}: errors by cause (cells; boards for 'not located')"))
+        print(format_table(["cause", "cells"], [[k, v] for k, v in causes.most_common()],
+                           title=f"{game}: wrong cells by cause"))
     if looks:
         print()
         print(format_table(["look", "frames", "located", "perfect"], [[k, *v] for k, v in sorted(looks.items())],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -98,3 +99,22 @@ def test_a_small_render_shows_each_labelled_piece_cell(game: str) -> None:
     centre = sc.camera.project(np.array([[0.0, 0.0, 0.0]]))[0]
     lab = _lab_at(fr.image, centre)
     assert abs(lab[1] - 128) < 12 and abs(lab[2] - 128) < 14
+
+
+@needs_povray
+def test_bench_reads_renderer_b_blokus_pictures_from_its_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    from lab.render.povray.blokus import povray_blokus_frame
+
+    povray_blokus_frame(2, "blokus_duo", (320, 240), cache=tmp_path)
+    cached = list(tmp_path.glob("blokus_duo_b_2_*.jpg"))
+    assert len(cached) == 1
+    cv2.imwrite(str(cached[0]), np.full((240, 320, 3), 128, np.uint8))  # the bench must read this one
+    args = ["bench", "read", "--game", "blokus_duo", "--renderer", "povray", "--size", "320x240", "--frames", "1",
+            "--seed", "2", "--cache", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "--game blokus_duo --renderer povray (320x240" in out and "boards by cause" in out
+    row = next(line for line in out.splitlines() if line.startswith("povray"))
+    assert row.split()[1:3] == ["1", "0.000"]  # one frame, read from the cache: a plain grey picture
+    assert "not located" in out

@@ -12,7 +12,14 @@ import pytest
 from lab.render.trigon import random_trigon_frame
 from vision.read.trigon import locate as TL
 from vision.read.trigon.geometry import SQRT3, hexagon_corners
-from vision.read.trigon.grid import consistent_offset, family_images, lattice_shifts, local_offsets
+from vision.read.trigon.grid import (
+    consistent_offset,
+    family_images,
+    lattice_shifts,
+    local_offsets,
+    rim_energy,
+    snap_shift,
+)
 
 UNIT = 20.0
 SIZE = 460
@@ -119,3 +126,100 @@ def test_the_lattice_is_grown_from_an_outline_a_cell_and_a_half_off() -> None:
     h, score = TL.refine_board(frame.image, plate)
     assert score >= TL.MIN_GRID_SCORE
     assert _corner_error_cells(h, hx9, cell_px) < 0.15
+
+
+def _board_view(centre_shift: tuple[float, float], size: int = 520, rim_rows: float = 1.0) -> np.ndarray:
+    """A synthetic straight-on view of a board with plain cells: the playing hexagon's grid lines
+    (three families) clipped to the hexagon translated by ``centre_shift`` cells, a plain rim, the
+    board's own edge (a dark line parallel to each side) ``rim_rows`` row heights out, and a plain
+    table beyond."""
+    c = np.array([size / 2, size / 2]) + np.array(centre_shift) * UNIT
+    grid = np.full((size, size), 150, np.uint8)
+    for j in range(3):
+        a = math.radians(60 * j)
+        d = np.array([math.cos(a), math.sin(a)])
+        nrm = np.array([-d[1], d[0]])
+        for k in range(-14, 15):
+            p0 = c + nrm * k * UNIT * SQRT3 / 2
+            q0, q1 = p0 - d * 800, p0 + d * 800
+            cv2.line(grid, (round(q0[0]), round(q0[1])), (round(q1[0]), round(q1[1])), 60, 2, cv2.LINE_AA)
+    hexa = hexagon_corners(9) * UNIT + c
+    inside = np.zeros((size, size), np.uint8)
+    cv2.fillPoly(inside, [np.round(hexa).astype(np.int32)], 1)
+    view = np.where(inside > 0, grid, 150).astype(np.uint8)
+    plate = hexagon_corners(9) * UNIT * (9 + rim_rows) / 9 + c  # the board's edge
+    table = np.zeros((size, size), np.uint8)
+    cv2.fillPoly(table, [np.round(plate).astype(np.int32)], 1)
+    view[table == 0] = 100
+    cv2.polylines(view, [np.round(plate).astype(np.int32)], True, 40, 3, cv2.LINE_AA)
+    return view.astype(np.float32)
+
+
+@pytest.mark.parametrize("truth", [(0.0, 0.0), (1.0, 0.0), (0.5, SQRT3 / 2)])
+@pytest.mark.parametrize("rim_rows", [0.3, 1.0])
+def test_registration_ignores_the_boards_edge_on_a_narrow_rim(truth: tuple[float, float], rim_rows: float) -> None:
+    """Plain cells (no recess shading) and the board's own edge close outside the playing area (in
+    the band measured, or where the next row's line would be): the translation chosen is the true
+    one, wherever the fit started."""
+    size = 520
+    view = _board_view(truth, size, rim_rows)
+    shift, _ratio = snap_shift(view, size / 2, UNIT, inside=np.ones((size, size), np.float32))
+    assert np.allclose(shift, truth, atol=1e-6)
+
+
+def test_a_band_beyond_the_pictures_edge_is_no_sign_of_a_rim() -> None:
+    size = 520
+    view = _board_view((0.0, 0.0), size)
+    g = (np.asarray(cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3), np.float32),
+         np.asarray(cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3), np.float32))
+    seen = rim_energy(g, size / 2, UNIT, 9, np.zeros(2), np.ones((size, size), np.float32))
+    blank = rim_energy(g, size / 2, UNIT, 9, np.zeros(2), np.zeros((size, size), np.float32))
+    assert seen < 0.5 and blank == 1.0
+
+
+def _veined_table_picture() -> tuple[np.ndarray, np.ndarray]:
+    """A plate of the table's own grey with its triangle grid, on a table of wandering veins."""
+    rng = np.random.default_rng(3)
+    h, w, unit = 540, 720, 24.0
+    img = np.full((h, w, 3), 175, np.uint8)
+    for _ in range(60):
+        p, a = rng.uniform([0, 0], [w, h]), float(rng.uniform(0, 2 * math.pi))
+        pts = []
+        for _ in range(40):
+            a += float(rng.normal(0, 0.5))
+            p = p + 6 * np.array([math.cos(a), math.sin(a)])
+            pts.append(p.copy())
+        cv2.polylines(img, [np.round(pts).astype(np.int32)], False, (120, 120, 125), 2, cv2.LINE_AA)
+    c = np.array([360.0, 270.0])
+    plate = hexagon_corners(9) * unit * 1.08 + c
+    cv2.fillPoly(img, [np.round(plate).astype(np.int32)], (170, 170, 170))
+    grid = img.copy()
+    for j in range(3):
+        d = np.array([math.cos(math.radians(60 * j)), math.sin(math.radians(60 * j))])
+        nrm = np.array([-d[1], d[0]])
+        for k in range(-9, 10):
+            p0 = c + nrm * k * unit * SQRT3 / 2
+            q0, q1 = np.round(p0 - d * 400).astype(int), np.round(p0 + d * 400).astype(int)
+            cv2.line(grid, (int(q0[0]), int(q0[1])), (int(q1[0]), int(q1[1])), (110, 110, 110), 2, cv2.LINE_AA)
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(inside, [np.round(hexagon_corners(9) * unit + c).astype(np.int32)], 1)
+    img[inside > 0] = grid[inside > 0]
+    return img, plate
+
+
+def test_dense_texture_masks_find_the_plate_on_a_veined_table_of_its_grey() -> None:
+    """The masks of dense fine texture cover the plate and little of the veined table: closer to
+    the plate than the plain texture mask, whose closing joins the veins to it."""
+    from vision.read.trigon.hexagon import DENSE_TEXTURE, candidate_masks
+
+    img, plate = _veined_table_picture()
+    pm = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillPoly(pm, [np.round(plate).astype(np.int32)], 1)
+
+    def iou(m: np.ndarray) -> float:
+        return float(((m > 0) & (pm > 0)).sum() / ((m > 0) | (pm > 0)).sum())
+
+    masks = candidate_masks(img)
+    dense = [iou(m) for m in masks[-len(DENSE_TEXTURE):]]
+    texture = iou(masks[-len(DENSE_TEXTURE) - 1])
+    assert max(dense) >= 0.8 and max(dense) > texture

@@ -74,8 +74,10 @@ def checked_rows(rows_text: str, frames: int) -> list[str]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="triolet", choices=["triolet", "trigon", "triominos", "trio_domino"],
-                   help="which game's reader (trigon and the tile games: lab/bench/read_others.py)")
+    p.add_argument("--game", default="triolet",
+                   choices=["triolet", "trigon", "triominos", "trio_domino", "blokus", "blokus_duo"],
+                   help="which game's reader (trigon and the tile games: lab/bench/read_others.py; the Blokus "
+                        "games on renderer B and the square boards: lab/bench/read_blokus_games.py)")
     p.add_argument("--frames", type=int, default=170, help="frames per row (rows: easy, normal, hard, held-out, steep)")
     p.add_argument("--seed", type=seed_number, default=0, help="first seed (rows use seed + row·100000 + i)")
     p.add_argument("--calibration", nargs="?", const="profile", choices=["profile", "truth"], default=None,
@@ -86,7 +88,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", type=int, default=8, help="--calibration profile: scene groups (cameras)")
     p.add_argument("--per-group", type=int, default=4, help="--calibration profile: later pictures per group")
     p.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows to run")
-    p.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
+    p.add_argument("--size", default=None,
+                   help="frame size WxH (default 1280x720; the Blokus games on renderer B: 1280x960)")
     p.add_argument("--errors", action="store_true", help="list every misread square on stderr")
     p.add_argument("--against", metavar="DIR", default=None,
                    help="time this reader against another checkout's (git worktree add DIR COMMIT) on the same "
@@ -94,9 +97,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--difficulties", default="easy,normal,hard",
                    help="trigon and tile games only: difficulties to split --frames over")
     p.add_argument("--renderer", default="project", choices=["project", "povray"],
-                   help="Triolet and the tile games: whose pictures: the project's renderer (rows above) or "
-                        "renderer B, ray-traced by POV-Ray (docs/RENDERER_B.md; rows by --faces, and for tiles "
-                        "by edition)")
+                   help="whose pictures: the project's renderer (rows above) or renderer B, ray-traced by "
+                        "POV-Ray (docs/RENDERER_B.md; Triolet: rows by --faces; trigon, blokus, blokus_duo)")
     p.add_argument("--faces", default="train,held-out",
                    help="--renderer povray: comma-separated typeface groups, one row each (train, held-out, all)")
     p.add_argument("--cache", metavar="DIR", default=None,
@@ -148,6 +150,15 @@ def render_with_timeout(seconds: float, fn: Any, *a: Any, **kw: Any) -> Any:
         signal.signal(signal.SIGALRM, old)
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """``WxH`` as two whole numbers; ``CliError`` naming the expected form otherwise."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise CliError(f"--size {text}: expected WxH, e.g. 1280x720") from None
+    return w, h
+
+
 def _single_threaded_blas() -> None:
     """Re-run this command with one BLAS thread: OpenBLAS threads spin on a busy machine and
     would charge several times the CPU of the one-core figure."""
@@ -162,10 +173,12 @@ def _single_threaded_blas() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game in ("blokus", "blokus_duo") or (args.game == "trigon" and args.renderer == "povray"):
+        from lab.bench.read_blokus_games import run_blokus_games
+
+        return run_blokus_games(args, frame_size(args.size or "1280x960"))
     if args.game != "triolet":
         if getattr(args, "renderer", "project") == "povray":
-            if args.game == "trigon":
-                raise CliError("--renderer povray draws Triolet boards and triangle tiles, not Trigon")
             from lab.bench.read_povray_tiles import run_povray_tiles
 
             return run_povray_tiles(args)
@@ -184,10 +197,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.read.triolet.reader import read_triolet
 
     cv2.setNumThreads(1)
-    try:
-        w, h = (int(v) for v in args.size.lower().split("x"))
-    except ValueError:
-        raise CliError(f"--size {args.size}: expected WxH, e.g. 1280x720") from None
+    w, h = frame_size(args.size or "1280x720")
     if args.against is not None and args.calibration:
         raise CliError("--against times the searching reader: it does not combine with --calibration")
     if getattr(args, "calibrate_tiles", False):

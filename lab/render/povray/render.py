@@ -99,6 +99,32 @@ def random_pov_camera(rng: np.random.Generator, scene_half: float, corners: Any,
     return cam
 
 
+Light = tuple[tuple[float, float, float], tuple[float, float, float], float]
+
+
+def random_lights(rng: np.random.Generator, warmth: float = 1.0) -> list[Light]:
+    """A key area light (soft shadows) from neutral daylight to a warm lamp (``warmth`` 1: mildly
+    warm at most; 2: tungsten), a hard light (a bare bulb or the sun) in 60 % of scenes, a ceiling
+    fill. Each light: position (world mm), colour, area side (0: a point light)."""
+    warm = float(rng.uniform(0, warmth))
+    col = (1.0, 0.96 - 0.06 * warm, 0.92 - 0.14 * warm)
+    az = float(rng.uniform(0, 2 * math.pi))
+    elev = math.radians(float(rng.uniform(35, 80)))
+    d = float(rng.uniform(900, 1600))
+    key = (d * math.cos(elev) * math.cos(az), d * math.cos(elev) * math.sin(az), -d * math.sin(elev))
+    k0, k1, k2 = (float(rng.uniform(0.65, 0.95)) for _ in range(3))  # strength, a slight tint
+    lights: list[Light] = [
+        (key, (col[0] * k0, col[1] * k1, col[2] * k2), float(rng.uniform(80, 400)))]
+    if rng.random() < 0.6:  # a hard light: a bare bulb or the sun through a window
+        az2 = az + float(rng.uniform(1.5, 4.5))
+        e2 = math.radians(float(rng.uniform(25, 70)))
+        h0, h1, h2 = (float(rng.uniform(0.2, 0.4)) for _ in range(3))
+        lights.append(((2000 * math.cos(e2) * math.cos(az2), 2000 * math.cos(e2) * math.sin(az2),
+                        -2000 * math.sin(e2)), (h0, h1, h2), 0.0))
+    lights.append(((0.0, 0.0, -2500.0), (0.15, 0.15, 0.15), 0.0))  # ceiling fill, no distinct shadow
+    return lights
+
+
 def random_scene(seed: int, group: str = "train", size: tuple[int, int] = (1280, 720)) -> PovScene:
     """A random table for renderer B, fully determined by ``seed`` and the typeface ``group``."""
     rng = np.random.default_rng([seed, 0xB0B])
@@ -118,22 +144,7 @@ def random_scene(seed: int, group: str = "train", size: tuple[int, int] = (1280,
     h15 = 7.5 * square_mm
     corners = np.array([[-half, -half, 0.0], [half, -half, 0.0], [half, half, 0.0], [-half, half, 0.0]])
     cam = random_pov_camera(rng, half, corners, size)
-    warm = float(rng.uniform(0, 1))
-    col = (1.0, 0.96 - 0.06 * warm, 0.92 - 0.14 * warm)
-    az = float(rng.uniform(0, 2 * math.pi))
-    elev = math.radians(float(rng.uniform(35, 80)))
-    d = float(rng.uniform(900, 1600))
-    key = (d * math.cos(elev) * math.cos(az), d * math.cos(elev) * math.sin(az), -d * math.sin(elev))
-    k0, k1, k2 = (float(rng.uniform(0.65, 0.95)) for _ in range(3))  # strength, a slight tint
-    lights: list[tuple[tuple[float, float, float], tuple[float, float, float], float]] = [
-        (key, (col[0] * k0, col[1] * k1, col[2] * k2), float(rng.uniform(80, 400)))]
-    if rng.random() < 0.6:  # a hard light: a bare bulb or the sun through a window
-        az2 = az + float(rng.uniform(1.5, 4.5))
-        e2 = math.radians(float(rng.uniform(25, 70)))
-        h0, h1, h2 = (float(rng.uniform(0.2, 0.4)) for _ in range(3))
-        lights.append(((2000 * math.cos(e2) * math.cos(az2), 2000 * math.cos(e2) * math.sin(az2),
-                        -2000 * math.sin(e2)), (h0, h1, h2), 0.0))
-    lights.append(((0.0, 0.0, -2500.0), (0.15, 0.15, 0.15), 0.0))  # ceiling fill, no distinct shadow
+    lights = random_lights(rng)
     scene = PovScene(
         tiles=tuple(placed), edition=edition, tile_set=tile_set, face=face, square_mm=square_mm,
         tile_ratio=float(rng.uniform(0.84, 0.94)),

@@ -268,10 +268,22 @@ def _band(p: F64, q: F64, u: F64, n: F64, a: float, b: float, origin: F64, unit_
     return np.asarray(origin + poly * unit_px)
 
 
-def rim_energy(grad: F32, centre: float, unit_px: float, side: int, shift: F64) -> float:
+#: A rim band counts only where this share of it shows the picture (``rim_energy``).
+IN_PICTURE = 0.98
+
+
+def rim_energy(grad: F32 | tuple[F32, F32], centre: float, unit_px: float, side: int, shift: F64,
+               inside: F32 | None = None) -> float:
     """Mean (over the six sides) ratio of the edge strength in a thin band just outside the playing
     hexagon translated by ``shift`` (view pixels) to that in its outermost cell row: low when the
-    band lies on the plain rim and the row on cells."""
+    band lies on the plain rim and the row on cells.
+
+    ``grad``: the view's gradient magnitude, or its ``(gx, gy)``; given the components, only the
+    gradient along each side counts — the slanted cell edges that cross a band, not lines parallel
+    to the side (the board's own edge, the slab's face and its shadow, which lie on the rim a row's
+    height out when the rim is narrow and would pass for the next row of cells). ``inside`` (1 where
+    the view shows the picture): a side whose band leaves the picture counts 1 (no sign of a rim):
+    beyond the picture's edge the view is blank, and a blank band must not pass for a plain rim."""
     hexa = hexagon_corners(side)
     ratios = []
     h = SQRT3 / 2
@@ -280,11 +292,15 @@ def rim_energy(grad: F32, centre: float, unit_px: float, side: int, shift: F64) 
         mid = (p + q) / 2
         n = mid / np.linalg.norm(mid)
         u = (q - p) / np.linalg.norm(q - p)
-
-        outer = _band_mean(grad, _band(p, q, u, n, 0.12 * h, 0.4 * h, centre + shift, unit_px))
-        inner = _band_mean(grad, _band(p, q, u, n, -0.9 * h, -0.1 * h, centre + shift, unit_px))
+        g = grad if not isinstance(grad, tuple) else np.abs(grad[0] * u[0] + grad[1] * u[1])
+        band = _band(p, q, u, n, 0.12 * h, 0.4 * h, centre + shift, unit_px)
+        outer = _band_mean(g, band)
+        inner = _band_mean(g, _band(p, q, u, n, -0.9 * h, -0.1 * h, centre + shift, unit_px))
         if not (np.isfinite(outer) and np.isfinite(inner)):
             return float("inf")
+        if inside is not None and _band_mean(inside, band) < IN_PICTURE:
+            ratios.append(1.0)
+            continue
         ratios.append(outer / max(inner, 1e-3))
     return float(np.mean(ratios))
 
@@ -304,13 +320,14 @@ def lattice_shifts(reach: float = 3.0) -> tuple[F64, ...]:
     return tuple(out)
 
 
-def snap_shift(gray: F32, centre: float, unit_px: float, side: int = 9) -> tuple[F64, float]:
+def snap_shift(gray: F32, centre: float, unit_px: float, side: int = 9,
+               inside: F32 | None = None) -> tuple[F64, float]:
     """The lattice translation (board units, up to 3 cells) that puts the playing hexagon's edges on
-    the plain rim, and the ratio of its rim energy to the unshifted one (< 1 means the shift helped)."""
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    grad = np.asarray(cv2.magnitude(gx, gy), np.float32)
+    the plain rim, and the ratio of its rim energy to the unshifted one (< 1 means the shift helped).
+    ``inside``: 1 where the view shows the picture (``rim_energy``)."""
+    gx = np.asarray(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), np.float32)
+    gy = np.asarray(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3), np.float32)
     shifts = lattice_shifts()
-    energies = [rim_energy(grad, centre, unit_px, side, s * unit_px) for s in shifts]
+    energies = [rim_energy((gx, gy), centre, unit_px, side, s * unit_px, inside) for s in shifts]
     i = int(np.argmin(energies))
     return shifts[i], energies[i] / max(energies[0], 1e-6)

@@ -12,6 +12,10 @@ F64 = NDArray[np.float64]
 U8 = NDArray[np.uint8]
 
 
+#: Shares of densely textured pixels over a few cells that mark the plate (``candidate_masks``).
+DENSE_TEXTURE = (0.6, 0.75)
+
+
 def _cross(a: F64, b: F64) -> float:
     """z of the 2-D cross product."""
     return float(a[0] * b[1] - a[1] * b[0])
@@ -163,9 +167,18 @@ def candidate_masks(small: NDArray[np.uint8]) -> list[U8]:
     energy = cv2.blur(g, (k, k))
     e8 = np.clip(energy / (float(np.percentile(energy, 99)) + 1e-6) * 255, 0, 255).astype(np.uint8)
     _, m = cv2.threshold(e8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    textured = m
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kern)
     m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
     masks.append(_fill_holes(np.asarray(m, np.uint8)))
+    # where the fine texture is dense over a few cells: the grid fills the plate, while a patterned
+    # table's veins or grain, as textured as the grid where they run, leave most of any patch plain
+    # (closing the texture mask above joins them to the plate)
+    density = cv2.blur((textured > 0).astype(np.float32), (3 * k, 3 * k))
+    cut = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+    for t in DENSE_TEXTURE:
+        d = cv2.morphologyEx((density > t).astype(np.uint8) * 255, cv2.MORPH_OPEN, cut)
+        masks.append(_fill_holes(np.asarray(d, np.uint8)))
     return masks
 
 

@@ -91,6 +91,16 @@ def _view(image: U8, h_board_img: F64, size: int) -> tuple[NDArray[np.float32], 
     return gray, (1 - coloured).astype(np.float32)
 
 
+def _inside(shape: tuple[int, ...], h_board_img: F64, size: int) -> NDArray[np.float32]:
+    """1 where the straight-on view shows the picture, 0 beyond its edges (and 2 px in from them,
+    where the picture's own edge would pass for a line)."""
+    hv = view_homography(h_board_img, VIEW_UNIT, size)
+    ones = np.full(shape, 255, np.uint8)
+    m = cv2.warpPerspective(ones, hv, (size, size), flags=cv2.INTER_NEAREST, borderValue=0)
+    m = cv2.erode(m, np.ones((5, 5), np.uint8))
+    return np.asarray(m > 0, np.float32)
+
+
 def refine_board(gray: U8, plate_img: F64) -> tuple[F64, float]:
     """Board-units → image homography and grid score for one plate candidate (corners clockwise)."""
     src = hexagon_corners(1) * PLATE_RADIUS
@@ -106,7 +116,7 @@ def refine_board(gray: U8, plate_img: F64) -> tuple[F64, float]:
     # the lattice is right; which of its translations is the board: the one framed by the plain rim
     wide = int(2 * VIEW_UNIT * 12.6) + 8
     v, _wt = _view(gray, h, wide)
-    shift, ratio = snap_shift(v, wide / 2, VIEW_UNIT)
+    shift, ratio = snap_shift(v, wide / 2, VIEW_UNIT, inside=_inside(gray.shape[:2], h, wide))
     if ratio < SHIFT_RATIO:
         h = h @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]])
     v, wt = _view(gray, h, size)

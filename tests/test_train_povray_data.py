@@ -81,7 +81,7 @@ def _bad_mlp(path: Path) -> None:
     b2 = np.zeros_like(arrays["b2"])
     b2[5] = 10.0
     arrays["b2"] = b2
-    np.savez(path, **arrays)  # type: ignore[arg-type]
+    np.savez(path, **arrays)
 
 
 def test_net_sets_are_folders_and_swap_the_readers_nets(tmp_path: Path) -> None:

@@ -128,3 +128,19 @@ def test_cross_table_prints_a_row_per_net_set_and_test(tmp_path: Path, capsys: p
     got = [(r.split()[0], t) for r in rows for t in TESTS if f" {t} " in r]
     assert got == [(s, t) for s in ("bad", "committed") for t in TESTS]
     assert all(r.split()[len(r.split()) - 7] == "1" for r in rows)  # frames
+
+
+def test_mlp_fine_tune_starts_from_the_given_weights(tmp_path: Path) -> None:
+    """``train_triolet_digits train --init`` keeps the feature standardisation and moves the weights."""
+    from lab.train.train_triolet_digits import main as digits_main
+
+    rng = np.random.default_rng(3)
+    np.savez(tmp_path / "c.npz", crops=rng.integers(0, 255, (24, 56, 56, 3), dtype=np.uint8),
+             y=np.array([5, EMPTY] * 12, np.int64))
+    out = tmp_path / "mlp.npz"
+    init = MODELS_DIR / "triolet_squares.npz"
+    assert digits_main(["train", str(tmp_path / "c.npz"), "--init", str(init), "--lr", "1e-3", "--epochs", "1",
+                        "--out", str(out)]) == 0
+    with np.load(init) as a, np.load(out) as b:
+        assert np.array_equal(a["mean"], b["mean"]) and np.array_equal(a["scale"], b["scale"])
+        assert a["w1"].shape == b["w1"].shape and not np.array_equal(a["w2"], b["w2"])

@@ -17,6 +17,9 @@ true corners and intrinsics on the usual rows.
 ``--against DIR`` times this reader against another checkout's on the same frames, paired per
 frame (``read_paired``).
 
+``--cross`` reads the project renderer's normal frames and renderer B's pictures with each set of
+square nets in ``--models DIR`` (``read_cross``: trained on A only, on A+B, on B only…).
+
 ``--renderer povray`` reads renderer B's pictures instead (``read_povray``: ray-traced tiles, other
 editions and typefaces; one row per ``--faces`` group; for Triominos and Trio Domino
 ``read_povray_tiles``: one row per tile edition and group). Every run ends with the reliability table
@@ -106,6 +109,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calibrate-tiles", action="store_true",
                    help="--renderer povray --faces held-out: per held-out typeface, learn its tiles from one "
                         "calibration picture and read its boards with and without it")
+    p.add_argument("--cross", action="store_true",
+                   help="Triolet: the cross-renderer table: the project renderer's normal frames and renderer B's "
+                        "train and held-out typeface frames, read by each net set of --models (read_cross)")
+    p.add_argument("--models", metavar="DIR", default=None,
+                   help="--cross: a folder of square-net weight files, or of sub-folders each holding one net set "
+                        "(default: the committed nets)")
     p.add_argument("--render-timeout", type=float, default=30.0,
                    help="skip a frame whose rendering takes longer than this many seconds (counted)")
 
@@ -206,6 +215,12 @@ def run(args: argparse.Namespace) -> int:
         from .read_povray_calib import run_povray_calibrated
 
         return run_povray_calibrated(args, (w, h))
+    if getattr(args, "cross", False):
+        from .read_cross import run_cross
+
+        return run_cross(args, (w, h))
+    if getattr(args, "models", None) is not None:
+        raise CliError("--models names the net sets of --cross")
     if getattr(args, "renderer", "project") == "povray":
         from .read_povray import run_povray
 

@@ -116,6 +116,37 @@ All four nets fine-tuned (the square pair and the hand pair, each ``--init`` fro
 77k clear crops, 9.3k under hands; squares of 17–27 px), with the wider net's files mixed in. On 742
 fresh frames whose squares are under 25 px: +4 −2 boards (95.55 → 95.82 %): chance, not committed.
 
+Renderer B (``docs/RENDERER_B.md``): the cross-renderer nets of ``companion bench read --cross``
+(docs/READER.md, "Two renderers") are made from crops of the project renderer (A) and of renderer B's
+**train** typefaces (held-out faces never)::
+
+    D=/work/cache/i55mix
+    for s in $(seq 95000 40 95280); do python3 -m lab.train.train_triolet_digits data \
+        --start $s --count 40 --out $D/a/c_$s.npz; done                       # A: seeds 1,095,000–1,095,319
+    for k in $(seq 0 20 80); do python3 -m lab.train.data_triolet_povray data --start $k --count 20 \
+        --cache $D/frames --out $D/b/c_pb_$(printf %04d $k).npz; done       # B: seeds 3,000,000–3,000,099
+    A=$(ls $D/a/c_*.npz); B=$(ls $D/b/c_pb_*.npz)
+    # A+B: the committed nets fine-tuned, B given twice
+    python3 -m lab.train.train_triolet_digits train $A $B $B --init vision/models/triolet_squares.npz \
+        --lr 5e-4 --epochs 4 --cache $D/feat --out $D/nets/A+B/triolet_squares.npz
+    python3 -m lab.train.train_triolet_cnn $A $B $B --init vision/models/triolet_cnn.npz --lr 5e-4 \
+        --epochs 4 --seed 61 --out $D/nets/A+B/triolet_cnn.npz
+    python3 -m lab.train.train_triolet_cnn $A $B $B --init vision/models/triolet_cnn_b.npz --lr 5e-4 \
+        --epochs 4 --seed 63 --out $D/nets/A+B/triolet_cnn_b.npz
+    # B only: a short training afresh on B's crops alone
+    python3 -m lab.train.train_triolet_digits train $B --epochs 16 --cache $D/feat \
+        --out $D/nets/B-only/triolet_squares.npz
+    python3 -m lab.train.train_triolet_cnn $B --epochs 4 --seed 65 --out $D/nets/B-only/triolet_cnn.npz
+    cp $D/nets/B-only/triolet_cnn.npz $D/nets/B-only/triolet_cnn_b.npz       # one net, as both
+    # A only: copies of the committed vision/models/ files in $D/nets/A-only
+
+(100 B pictures rendered at 1280×720, 8,079 crops, 3,579 of them tiles; 8 A files, 23,029 crops;
+fine-tunes of 4 epochs, about 27 minutes each beside other work; validation on the A file
+``c_95040``: net A 0.9496 → 0.9453, net B 0.9485 → 0.9459.) These A+B weights are not committed:
+on the project renderer's ``hard`` and ``steep`` rows they read one board fewer of 40 (docs/READER.md,
+"Two renderers", has the tables). The B-only CNN of 4 epochs reached validation 0.59 (64 optimiser
+steps); one of 12 epochs (``--epochs 12``, ``B-only-12``) 0.77.
+
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the
 true value, so a 6 stays a 6 however it is turned), a small rotation/scale/shift, per-channel
 gain, contrast, brightness, blur and noise. The net (``Net``): the crop shrunk to ``IN_SIZE`` px

@@ -178,7 +178,9 @@ def turned_features(path: Path, k: int, cache: Path | None = None) -> NDArray[np
 
 
 def train(paths: list[Path], hidden: int = 192, epochs: int = 16, seed: int = 7, out: Path = MODEL_PATH,
-          cache: Path | None = None) -> None:
+          cache: Path | None = None, init: Path | None = None, lr0: float = 2e-3) -> None:
+    """Fit the MLP on crop files and write it to ``out``; from ``init``'s weights (its feature
+    standardisation kept) when given, i.e. a fine-tune at peak rate ``lr0``."""
     y0 = np.concatenate([np.load(p)["y"] for p in paths])
     # the four quarter turns of every crop: a value reads the same however the tile lies
     x = np.concatenate([turned_features(p, k, cache) for k in range(4) for p in paths])
@@ -188,21 +190,28 @@ def train(paths: list[Path], hidden: int = 192, epochs: int = 16, seed: int = 7,
     x, y = x[idx], y[idx]
     n_val = max(1, len(y) // 20)
     xv, yv, xt, yt = x[:n_val], y[:n_val], x[n_val:], y[n_val:]
-    mean = xt.mean(axis=0)
-    scale = xt.std(axis=0) + 1e-3
-    zt = (xt - mean) / scale
     d = x.shape[1]
-    w1 = (rng.normal(0, np.sqrt(2.0 / d), (d, hidden))).astype(np.float32)
-    b1 = np.zeros(hidden, np.float32)
-    w2 = (rng.normal(0, np.sqrt(1.0 / hidden), (hidden, N_CLASSES))).astype(np.float32)
-    b2 = np.zeros(N_CLASSES, np.float32)
+    if init is None:
+        mean = xt.mean(axis=0)
+        scale = xt.std(axis=0) + 1e-3
+        w1 = (rng.normal(0, np.sqrt(2.0 / d), (d, hidden))).astype(np.float32)
+        b1 = np.zeros(hidden, np.float32)
+        w2 = (rng.normal(0, np.sqrt(1.0 / hidden), (hidden, N_CLASSES))).astype(np.float32)
+        b2 = np.zeros(N_CLASSES, np.float32)
+    else:
+        with np.load(init) as f:
+            mean, scale, w1, b1, w2, b2 = (np.asarray(f[k], np.float32)
+                                           for k in ("mean", "scale", "w1", "b1", "w2", "b2"))
+        start = Mlp(mean, scale, w1, b1, w2, b2)
+        print(f"from {init}: val acc {float((start.logits(xv).argmax(axis=1) == yv).mean()):.4f}", file=sys.stderr)
+    zt = (xt - mean) / scale
     params = [w1, b1, w2, b2]
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     # class weights: rare values (14, 15, wild) count as much as common ones
     counts = np.bincount(yt, minlength=N_CLASSES).astype(np.float32)
     cw = (counts.sum() / (N_CLASSES * np.maximum(counts, 1))) ** 0.5
-    step, batch, lr0, wd = 0, 256, 2e-3, 1e-4
+    step, batch, wd = 0, 256, 1e-4
     for ep in range(epochs):
         lr = lr0 * 0.5 * (1 + np.cos(np.pi * ep / epochs))
         order = rng.permutation(len(yt))
@@ -284,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--hidden", type=int, default=192)
     t.add_argument("--out", type=Path, default=MODEL_PATH)
     t.add_argument("--cache", type=Path, default=None, help="folder for cached features (e.g. under /tmp)")
+    t.add_argument("--init", type=Path, default=None, metavar="NPZ",
+                   help="fine-tune these weights (their feature standardisation kept) instead of starting afresh")
+    t.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
     r = sub.add_parser("recipe")
     r.add_argument("--work", type=Path, required=True, help="folder for the data files (e.g. under /tmp)")
     r.add_argument("--out", type=Path, default=MODEL_PATH)
@@ -301,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
                 make_data(start, count, path)
         train(paths, epochs=12 if a.more else 16, out=a.out, cache=a.work / "features")
     else:
-        train(a.data, a.hidden, a.epochs, out=a.out, cache=a.cache)
+        train(a.data, a.hidden, a.epochs, out=a.out, cache=a.cache, init=a.init, lr0=a.lr)
     return 0
 
 

@@ -117,16 +117,16 @@ All four nets fine-tuned (the square pair and the hand pair, each ``--init`` fro
 fresh frames whose squares are under 25 px: +4 −2 boards (95.55 → 95.82 %): chance, not committed.
 
 Renderer B (``docs/RENDERER_B.md``): the cross-renderer nets of ``companion bench read --cross``
-(docs/READER.md, "Two renderers") are made from crops of the project renderer (A) and of renderer B's
+(docs/READER_TRAINING.md, "Two renderers") are made from crops of the project renderer (A) and of renderer B's
 **train** typefaces (held-out faces never)::
 
-    D=/work/cache/i55mix
+    D=/tmp/triolet_mix        # any work folder
     for s in $(seq 95000 40 95280); do python3 -m lab.train.train_triolet_digits data \
         --start $s --count 40 --out $D/a/c_$s.npz; done                       # A: seeds 1,095,000–1,095,319
     for k in $(seq 0 20 80); do python3 -m lab.train.data_triolet_povray data --start $k --count 20 \
         --cache $D/frames --out $D/b/c_pb_$(printf %04d $k).npz; done       # B: seeds 3,000,000–3,000,099
     A=$(ls $D/a/c_*.npz); B=$(ls $D/b/c_pb_*.npz)
-    # A+B: the committed nets fine-tuned, B given twice
+    # A+B: the nets trained on A alone (those of commit 75e715d) fine-tuned, B given twice
     python3 -m lab.train.train_triolet_digits train $A $B $B --init vision/models/triolet_squares.npz \
         --lr 5e-4 --epochs 4 --cache $D/feat --out $D/nets/A+B/triolet_squares.npz
     python3 -m lab.train.train_triolet_cnn $A $B $B --init vision/models/triolet_cnn.npz --lr 5e-4 \
@@ -142,9 +142,11 @@ Renderer B (``docs/RENDERER_B.md``): the cross-renderer nets of ``companion benc
 
 (100 B pictures rendered at 1280×720, 8,079 crops, 3,579 of them tiles; 8 A files, 23,029 crops;
 fine-tunes of 4 epochs, about 27 minutes each beside other work; validation on the A file
-``c_95040``: net A 0.9496 → 0.9453, net B 0.9485 → 0.9459.) These A+B weights are not committed:
-on the project renderer's ``hard`` and ``steep`` rows they read one board fewer of 40 (docs/READER.md,
-"Two renderers", has the tables). The B-only CNN of 4 epochs reached validation 0.59 (64 optimiser
+``c_95040``: net A 0.9496 → 0.9453, net B 0.9485 → 0.9459.) The A+B weights are the committed
+``triolet_squares.npz``, ``triolet_cnn.npz`` and ``triolet_cnn_b.npz``: on renderer B they read 5 more
+boards of 40 on held-out faces and 3 more on training faces; on the project renderer's ``hard`` and
+``steep`` rows one board fewer of 40 each (docs/READER_TRAINING.md, "Two renderers", has the tables) — where
+the two renderers disagree, the independent one is believed. The B-only CNN of 4 epochs reached validation 0.59 (64 optimiser
 steps); one of 12 epochs (``--epochs 12``, ``B-only-12``) 0.77.
 
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the

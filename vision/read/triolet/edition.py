@@ -13,7 +13,7 @@ their "empty" probability is kept.
 Why a fine-tuned last layer rather than nearest exemplars: one picture gives one tile per class,
 and on renderer B's held-out editions nearest exemplars (the CNN's hidden layer compared by cosine,
 or the tiles' ink compared pixel by pixel) read fewer tiles right than the uncalibrated net, while
-the fine-tuned layer reads more (docs/READER.md, "Learning an edition from one photo").
+the fine-tuned layer reads more (docs/READER_TRAINING.md, "Learning an edition from one photo").
 
 The profile's ``tiles.learned`` (``EditionHead.to_json``) holds the change to the last layer's
 tile columns (float16, base64) and names the net it was fitted on (``net``: a digest of its weight

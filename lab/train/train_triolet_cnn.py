@@ -146,8 +146,8 @@ fine-tunes of 4 epochs, about 27 minutes each beside other work; validation on t
 ``triolet_squares.npz``, ``triolet_cnn.npz`` and ``triolet_cnn_b.npz``: on renderer B they read 5 more
 boards of 40 on held-out faces and 3 more on training faces; on the project renderer's ``hard`` and
 ``steep`` rows one board fewer of 40 each (docs/READER_TRAINING.md, "Two renderers", has the tables) — where
-the two renderers disagree, the independent one is believed. The B-only CNN of 4 epochs reached validation 0.59 (64 optimiser
-steps); one of 12 epochs (``--epochs 12``, ``B-only-12``) 0.77.
+the two renderers disagree, the independent one is believed. The B-only CNN of 4 epochs reached
+validation 0.59 (64 optimiser steps); one of 12 epochs (``--epochs 12``, ``B-only-12``) 0.77.
 
 Training augments each batch: a random quarter turn (a tile may lie either way: the label is the
 true value, so a 6 stays a 6 however it is turned), a small rotation/scale/shift, per-channel

@@ -92,13 +92,13 @@ def test_locate_lens_strong_bending_must_explain_the_scatter() -> None:
     assert not supported(GridLensFit(eye, -0.21, 0.0431, 0.0438, 500))
 
 
-@pytest.mark.parametrize("seed", [16_501_613, 17_501_929])
+@pytest.mark.parametrize("seed", [17_501_929])
 def test_locate_lens_unsupported_bending_is_not_fitted(seed: int) -> None:
-    """(fresh seeds) an arm over the board scatters the grid-line samples (straight
-    rms 0.074 and 0.036 squares); the joint fit bent them by a k of the wrong sign (+0.68 and +0.11,
-    the renderer's about −0.15 and −0.07) that lowered that rms by 6 % and 1 % only, and the
-    corners went 1.2 squares off (16,501,613) or the board was placed half a square off
-    (17,501,929). Without that bending the board is located."""
+    """(a fresh seed) an arm over the board scatters the grid-line samples (straight rms 0.036
+    squares); the joint fit bent them by a k of the wrong sign (+0.11, the renderer's about −0.07)
+    that lowered that rms by 1 % only, and the board was placed half a square off. Without that
+    bending the board is located. (Seed 16,501,613 showed it too until the special squares' frame
+    band made the pattern fit refuse the bent grid on its own.)"""
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(W, H))
     truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
 

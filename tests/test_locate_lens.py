@@ -97,8 +97,8 @@ def test_locate_lens_unsupported_bending_is_not_fitted(seed: int) -> None:
     """(a fresh seed) an arm over the board scatters the grid-line samples (straight rms 0.036
     squares); the joint fit bent them by a k of the wrong sign (+0.11, the renderer's about −0.07)
     that lowered that rms by 1 % only, and the board was placed half a square off. Without that
-    bending the board is located. (Seed 16,501,613 showed it too until the special squares' frame
-    band made the pattern fit refuse the bent grid on its own.)"""
+    bending the board is located. (Seed 16,501,613 showed it too; since the locator reads the
+    special squares' frames as well, it places that board right even with the bending allowed.)"""
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(W, H))
     truth = np.asarray(fr.labels["board"]["corners_px_view"], np.float64)
 

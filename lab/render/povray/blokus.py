@@ -31,12 +31,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from lab.render.frame import RenderedFrame, r2
-from lab.render.povray.render import Light, postprocess, random_lights, random_pov_camera, run_povray
+from lab.render.povray.render import Light, postprocess, random_lights, random_pov_camera, run_povray, through_cache
 from lab.render.povray.scene import _PRELUDE, _PRISM_UP, PovCamera, _m, _rgb, _v
 
 F64 = NDArray[np.float64]
@@ -480,18 +479,7 @@ def povray_blokus_frame(seed: int, game: str, size: tuple[int, int] = (1280, 960
                         cache: str | Path | None = None, quality: str = "normal") -> RenderedFrame:
     """One random renderer-B picture of ``game`` with labels, from ``cache`` (a folder) when it holds it."""
     stem = blokus_cache_key(seed, game, size, quality)
-    if cache is not None:
-        d = Path(cache)
-        img_path, lab_path = d / f"{stem}.jpg", d / f"{stem}.json"
-        if img_path.exists() and lab_path.exists():
-            img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-            if img is not None:
-                return RenderedFrame(image=np.asarray(img, np.uint8),
-                                     labels=json.loads(lab_path.read_text(encoding="utf-8")))
-    frame = render_blokus_scene(random_blokus_scene(seed, game, size), seed, quality)
-    if cache is not None:
-        frame.save(cache, stem, jpeg_quality=100)
-    return frame
+    return through_cache(cache, stem, lambda: render_blokus_scene(random_blokus_scene(seed, game, size), seed, quality))
 
 
 def scene_json(sc: BlokusPovScene) -> dict[str, Any]:

@@ -16,12 +16,11 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from lab.render.frame import RenderedFrame
 from lab.render.povray.faces import Face, faces
-from lab.render.povray.render import RENDERER_VERSION, random_pov_camera, random_scene, render_scene
+from lab.render.povray.render import RENDERER_VERSION, random_pov_camera, random_scene, render_scene, through_cache
 from lab.render.povray.scene import TILE_BODIES, PovScene, PovTile, TileSet
 from lab.render.triolet import view_rotation
 from lab.render.triolet_board import rotate_square, square_name
@@ -131,18 +130,7 @@ def scene_stem(prefix: str, seed: int, sc: PovScene) -> str:
 def cached_render(sc: PovScene, seed: int, prefix: str, cache: str | Path | None) -> RenderedFrame:
     """``render_scene(sc, seed)``, kept in ``cache`` (a folder) under ``scene_stem``."""
     stem = scene_stem(prefix, seed, sc)
-    if cache is not None:
-        d = Path(cache)
-        img_path, lab_path = d / f"{stem}.jpg", d / f"{stem}.json"
-        if img_path.exists() and lab_path.exists():
-            img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-            if img is not None:
-                return RenderedFrame(image=np.asarray(img, np.uint8),
-                                     labels=json.loads(lab_path.read_text(encoding="utf-8")))
-    frame = render_scene(sc, seed)
-    if cache is not None:
-        frame.save(cache, stem, jpeg_quality=100)
-    return frame
+    return through_cache(cache, stem, lambda: render_scene(sc, seed))
 
 
 def calibration_frame(seed: int, ed: TileEdition, on_board: bool, size: tuple[int, int] = (1280, 720),

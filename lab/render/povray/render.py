@@ -14,6 +14,7 @@ import math
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -278,7 +279,13 @@ def cache_key(seed: int, group: str, size: tuple[int, int], quality: str) -> str
 def povray_frame(seed: int, group: str = "train", size: tuple[int, int] = (1280, 720),
                  cache: str | Path | None = None, quality: str = "normal") -> RenderedFrame:
     """One random renderer-B picture with labels, from ``cache`` (a folder) when it holds it."""
-    stem = cache_key(seed, group, size, quality)
+    return through_cache(cache, cache_key(seed, group, size, quality),
+                         lambda: render_scene(random_scene(seed, group, size), seed, quality))
+
+
+def through_cache(cache: str | Path | None, stem: str, render: Callable[[], RenderedFrame]) -> RenderedFrame:
+    """The picture kept in ``cache`` (a folder) under ``stem`` (``.jpg`` and ``.json``), else ``render()``
+    kept there; no cache: ``render()``."""
     if cache is not None:
         d = Path(cache)
         img_path, lab_path = d / f"{stem}.jpg", d / f"{stem}.json"
@@ -287,7 +294,7 @@ def povray_frame(seed: int, group: str = "train", size: tuple[int, int] = (1280,
             if img is not None:
                 return RenderedFrame(image=np.asarray(img, np.uint8),
                                      labels=json.loads(lab_path.read_text(encoding="utf-8")))
-    frame = render_scene(random_scene(seed, group, size), seed, quality)
+    frame = render()
     if cache is not None:
         frame.save(cache, stem, jpeg_quality=100)
     return frame

@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 from lab.render.frame import RenderedFrame, r2
 from lab.render.povray.faces import Face, face_path, faces
-from lab.render.povray.render import camera_looking_at, postprocess, run_povray
+from lab.render.povray.render import camera_looking_at, postprocess, run_povray, through_cache
 from lab.render.povray.scene import _PRELUDE, _PRISM_UP, RGB, PovCamera, _esc, _m, _rgb, _v
 from lab.render.triangles import (
     LATTICE,
@@ -627,18 +627,8 @@ def tiles_frame(seed: int, game: str = "triominos", group: str = "train", size: 
     """One random tile picture with labels (``size`` ``None``: drawn from ``SIZES``), from ``cache``
     (a folder) when it holds it, else rendered (and kept there)."""
     stem = tiles_cache_key(game, seed, group, size, quality)
-    if cache is not None:
-        d = Path(cache)
-        img_path, lab_path = d / f"{stem}.jpg", d / f"{stem}.json"
-        if img_path.exists() and lab_path.exists():
-            img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-            if img is not None:
-                return RenderedFrame(image=np.asarray(img, np.uint8),
-                                     labels=json.loads(lab_path.read_text(encoding="utf-8")))
-    frame = render_tiles_scene(random_tiles_scene(game, seed, group, size), seed, quality)
-    if cache is not None:
-        frame.save(cache, stem, jpeg_quality=100)
-    return frame
+    return through_cache(cache, stem,
+                         lambda: render_tiles_scene(random_tiles_scene(game, seed, group, size), seed, quality))
 
 
 def cached_frames(folder: str | Path) -> list[tuple[Path, Path]]:

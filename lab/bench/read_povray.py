@@ -28,18 +28,10 @@ def _name(cls: int, wild: int, empty: int) -> str:
     return "wild" if cls == wild else ("empty" if cls == empty else str(cls))
 
 
-def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
-    """Read ``--frames`` renderer-B pictures per typeface group and print the tables."""
-    import cv2
+def face_groups(args: argparse.Namespace) -> list[str]:
+    """The typeface groups of ``--faces`` (``CliError`` naming an unknown or empty one, or ``--frames`` < 1)."""
+    from lab.render.povray import GROUPS, faces
 
-    from lab.evaluate.triolet import CAUSES, score_frame
-    from lab.render.povray import GROUPS, PovrayMissing, faces, povray_frame
-    from lab.render.povray.render import frame_style
-    from vision.locate import BoardNotLocatedError
-    from vision.read.triolet.classifier import EMPTY, WILD
-    from vision.read.triolet.reader import read_triolet
-
-    cv2.setNumThreads(1)
     groups = [g.strip() for g in args.faces.split(",") if g.strip()]
     for g in groups:
         if g not in GROUPS:
@@ -50,6 +42,22 @@ def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
             raise CliError(f"--faces {g}: {exc}") from None
     if args.frames < 1:
         raise CliError("--frames must be at least 1")
+    return groups
+
+
+def run_povray(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    """Read ``--frames`` renderer-B pictures per typeface group and print the tables."""
+    import cv2
+
+    from lab.evaluate.triolet import CAUSES, score_frame
+    from lab.render.povray import PovrayMissing, povray_frame
+    from lab.render.povray.render import frame_style
+    from vision.locate import BoardNotLocatedError
+    from vision.read.triolet.classifier import EMPTY, WILD
+    from vision.read.triolet.reader import read_triolet
+
+    cv2.setNumThreads(1)
+    groups = face_groups(args)
     if args.calibration or args.against is not None:
         raise CliError("--renderer povray measures the searching reader: it does not combine with "
                        "--calibration or --against")

@@ -62,22 +62,14 @@ def run_povray_tiles(args: argparse.Namespace) -> int:
     """Read ``--frames`` renderer-B tile pictures per typeface group and print the tables."""
     import cv2
 
-    from lab.render.povray import GROUPS, PovrayMissing, faces
+    from lab.bench.read_povray import face_groups
+    from lab.render.povray import PovrayMissing
     from lab.render.povray.tiles import EDITIONS, tiles_frame
     from vision.locate import BoardNotLocatedError
     from vision.read.tritiles import read_triangles
 
     cv2.setNumThreads(1)
-    groups = [g.strip() for g in args.faces.split(",") if g.strip()]
-    for g in groups:
-        if g not in GROUPS:
-            raise CliError(f"--faces: unknown typeface group {g!r} (choose from {', '.join(GROUPS)})")
-        try:
-            faces(g)
-        except ValueError as exc:
-            raise CliError(f"--faces {g}: {exc}") from None
-    if args.frames < 1:
-        raise CliError("--frames must be at least 1")
+    groups = face_groups(args)
     game = args.game
     by_row: dict[tuple[str, str], list[dict[str, Any]]] = {}
     by_cloth: dict[str, list[dict[str, Any]]] = {}

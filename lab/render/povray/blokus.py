@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 
 from lab.render.frame import RenderedFrame, r2
 from lab.render.povray.render import Light, postprocess, random_lights, random_pov_camera, run_povray, through_cache
-from lab.render.povray.scene import _PRELUDE, _PRISM_UP, PovCamera, _m, _rgb, _v
+from lab.render.povray.scene import _PRELUDE, _PRISM_UP, PovCamera, _m, _rgb, lights_text
 
 F64 = NDArray[np.float64]
 RGB = tuple[float, float, float]
@@ -383,22 +383,10 @@ def _clutter(sc: BlokusPovScene) -> str:
     return "\n".join(out)
 
 
-def _lights(sc: BlokusPovScene) -> str:
-    out = []
-    for pos, col, size in sc.lights:
-        c = _rgb(col)
-        if size > 0:
-            out.append(f"light_source {{ {_v(pos)} colour {c} area_light <{size:.1f}, 0, 0>, <0, {size:.1f}, 0>, "
-                       "3, 3 adaptive 1 jitter circular orient }")
-        else:
-            out.append(f"light_source {{ {_v(pos)} colour {c} }}")
-    return "\n".join(out)
-
-
 def blokus_scene_text(sc: BlokusPovScene) -> str:
     """The whole ``.pov`` file for ``sc``."""
     parts = [_PRELUDE, f"#default {{ finish {{ ambient {sc.ambient:.3f} diffuse 0.8 }} }}", sc.camera.pov(),
-             _lights(sc), _table(sc), _board(sc), _clutter(sc)]
+             lights_text(sc.lights, samples=3), _table(sc), _board(sc), _clutter(sc)]
     parts += [_piece(sc, p) for p in sc.pieces]
     return "\n".join(parts) + "\n"
 

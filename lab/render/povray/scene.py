@@ -10,6 +10,7 @@ toward row 1 (as the project's renderer, ``lab/render/triolet.py``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -335,13 +336,16 @@ def _table(sc: PovScene) -> str:
     return f"plane {{ z, {z:.3f} {pig} finish {{ diffuse 0.8 specular 0.1 roughness 0.03 }} }}"
 
 
-def _lights(sc: PovScene) -> str:
+def lights_text(lights: Sequence[tuple[tuple[float, float, float], tuple[float, float, float], float]],
+                samples: int = 5) -> str:
+    """POV-Ray light sources: each ``(position, colour, size)``; a size above 0 is a square area light of
+    ``samples`` × ``samples`` (adaptive, jittered: soft shadows), 0 a point light (hard shadows)."""
     out = []
-    for pos, col, size in sc.lights:
+    for pos, col, size in lights:
         c = _rgb(col)
         if size > 0:
             out.append(f"light_source {{ {_v(pos)} colour {c} area_light <{size:.1f}, 0, 0>, <0, {size:.1f}, 0>, "
-                       "5, 5 adaptive 1 jitter circular orient }")
+                       f"{samples}, {samples} adaptive 1 jitter circular orient }}")
         else:
             out.append(f"light_source {{ {_v(pos)} colour {c} }}")
     return "\n".join(out)
@@ -350,8 +354,8 @@ def _lights(sc: PovScene) -> str:
 def scene_text(sc: PovScene) -> str:
     """The whole ``.pov`` file for ``sc``."""
     amb = sc.ambient
-    parts = [_PRELUDE, f"#default {{ finish {{ ambient {amb:.3f} diffuse 0.8 }} }}", sc.camera.pov(), _lights(sc),
-             _table(sc)]
+    parts = [_PRELUDE, f"#default {{ finish {{ ambient {amb:.3f} diffuse 0.8 }} }}", sc.camera.pov(),
+             lights_text(sc.lights), _table(sc)]
     if sc.board:
         parts.append(_board(sc))
     parts += [_tile(sc, t) for t in sc.tiles]

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from engine.core.lattice import TriLattice
 from lab.render.camera import CameraSpec
-from lab.render.difficulty import difficulty
+from lab.render.difficulty import Difficulty, difficulty
 from lab.render.fonts import glyph_mask, resolved_typeface
 from lab.render.frame import RenderedFrame, r2
 from lab.render.hands import HandSpec
@@ -393,6 +393,22 @@ def pick_face(rng: np.random.Generator, game: str, pool: StylePool) -> str:
     return faces[int(rng.integers(len(faces)))]
 
 
+def _shoot(rng: np.random.Generator, diff: Difficulty, pool: StylePool, scene: TrianglesScene, verts: F64,
+           size: tuple[int, int] | None) -> tuple[CameraSpec, LookSpec, list[HandSpec]]:
+    """A camera over the tiles (``verts``: every tile's corners, mm), the light and sensor look, and
+    the hands reaching for the tiles, drawn from ``rng`` for ``diff``."""
+    lo, hi = verts.min(axis=0), verts.max(axis=0)
+    ctr = (lo + hi) / 2
+    foot = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+    extent = float(max(hi - lo)) + 40
+    cam = random_camera(rng, diff, foot, max(extent, 130.0), size)
+    cam = replace(cam, target_mm=(cam.target_mm[0] + float(ctr[0]), cam.target_mm[1] + float(ctr[1])))
+    look = random_look(rng, diff, pool)
+    targets = [tuple(float(x) for x in v.mean(axis=0)) for v in (tile_vertices_mm(scene, t) for t in scene.tiles)]
+    hands = random_hands(rng, diff, targets, extent / 2, cam)  # type: ignore[arg-type]
+    return cam, look, list(hands)
+
+
 def random_triangles_frame(game: str, seed: int, difficulty_name: str = "normal", pool: StylePool | None = None,
                            size: tuple[int, int] | None = None, **overrides: Any) -> RenderedFrame:
     """One random Triominos / Trio Domino picture with labels, determined by ``seed``."""
@@ -422,15 +438,7 @@ def random_triangles_frame(game: str, seed: int, difficulty_name: str = "normal"
     verts = np.concatenate([tile_vertices_mm(scene, t) for t in scene.tiles])
     half = float(np.abs(verts).max()) + 20
     scene = replace(scene, clutter=tuple(random_clutter(rng, diff, half, tile_mm, loose_tiles=False)))
-    lo, hi = verts.min(axis=0), verts.max(axis=0)
-    ctr = (lo + hi) / 2
-    foot = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
-    extent = float(max(hi - lo)) + 40
-    cam = random_camera(rng, diff, foot, max(extent, 130.0), size)
-    cam = replace(cam, target_mm=(cam.target_mm[0] + float(ctr[0]), cam.target_mm[1] + float(ctr[1])))
-    look = random_look(rng, diff, pool)
-    targets = [tuple(float(x) for x in v.mean(axis=0)) for v in (tile_vertices_mm(scene, t) for t in scene.tiles)]
-    hands = random_hands(rng, diff, targets, extent / 2, cam)  # type: ignore[arg-type]
+    cam, look, hands = _shoot(rng, diff, pool, scene, verts, size)
     scene = replace(scene, hands=tuple(hands), **overrides)
     frame = render_triangles(scene, cam, look, rng)
     frame.labels["seed"] = seed
@@ -476,15 +484,7 @@ def random_loose_frame(game: str, seed: int, difficulty_name: str = "normal", fa
                            thickness_mm=uni(rng, (4.0, 10.0)), table=table or tables[int(rng.integers(len(tables)))],
                            table_seed=int(rng.integers(1 << 30)))
     verts = np.concatenate([tile_vertices_mm(scene, t) for t in scene.tiles])
-    lo, hi = verts.min(axis=0), verts.max(axis=0)
-    ctr = (lo + hi) / 2
-    foot = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
-    extent = float(max(hi - lo)) + 40
-    cam = random_camera(rng, diff, foot, max(extent, 130.0), size)
-    cam = replace(cam, target_mm=(cam.target_mm[0] + float(ctr[0]), cam.target_mm[1] + float(ctr[1])))
-    look = random_look(rng, diff, pool)
-    targets = [tuple(float(x) for x in v.mean(axis=0)) for v in (tile_vertices_mm(scene, t) for t in scene.tiles)]
-    hands = random_hands(rng, diff, targets, extent / 2, cam)  # type: ignore[arg-type]
+    cam, look, hands = _shoot(rng, diff, pool, scene, verts, size)
     frame = render_triangles(replace(scene, hands=tuple(hands)), cam, look, rng)
     frame.labels["seed"] = seed
     frame.labels["difficulty"] = diff.name

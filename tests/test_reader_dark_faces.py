@@ -5,10 +5,14 @@ inverted face is flagged as unsure."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
+import vision.read.triolet.reader as reader
+from engine.triolet.board import INDEX
 from lab.render import random_frame
 from vision.read.triolet.classifier import EMPTY
 from vision.read.triolet.dark_faces import (
@@ -34,15 +38,27 @@ def _dark_tiles(seed: int) -> tuple[np.ndarray, set[str]]:
     return img, {str(c["square"]) for c in fr.labels["read"]["cells"]}
 
 
-def test_black_tiles_with_white_ink_are_tiles_their_values_flagged_unsure() -> None:
+def test_black_tiles_with_white_ink_are_tiles_their_values_flagged_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nets trained on light faces may call black tiles with white ink empty. That premise is forced
+    (after the closer look every tile's square reads empty), so the test does not depend on which net
+    weights are committed: the light-on-dark pass alone must find the tiles, and flag their values."""
     image, truth = _dark_tiles(7)
+    first_look = reader.closer_look
+
+    def nets_call_them_empty(rect: np.ndarray, probs: np.ndarray, *args: Any, **kwargs: Any) -> None:
+        first_look(rect, probs, *args, **kwargs)
+        rows = [INDEX[sq] for sq in truth]
+        probs[rows] = 0.0
+        probs[rows, EMPTY] = 1.0
+
+    monkeypatch.setattr(reader, "closer_look", nets_call_them_empty)
     reading = read_triolet(image)
     found = {c.square for c in reading.cells}
     assert len(found & truth) >= 0.6 * len(truth)
     assert not found - truth  # no phantom tile from reading plain squares inverted
     assert all(c.confidence <= INVERTED_CONFIDENCE + 1e-6 for c in reading.cells)
     blind = read_triolet(image, options=replace(ReaderOptions(), light_on_dark=0.0))
-    assert len({c.square for c in blind.cells} & truth) <= 0.1 * len(truth)  # the nets alone call them empty
+    assert len({c.square for c in blind.cells} & truth) <= 0.1 * len(truth)  # the (forced) nets alone call them empty
 
 
 def test_structure_gate_flags_inked_squares_among_plain_ones() -> None:

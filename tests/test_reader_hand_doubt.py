@@ -4,11 +4,13 @@ edge and its shadow look like a tile's edge, and an empty square there was read 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
 
 import vision.read.triolet.reader as reader
+from engine.triolet.board import INDEX
 from lab.render import random_frame
 from lab.render.holdout import training_pool
 from vision.read.triolet.classifier import EMPTY
@@ -46,11 +48,20 @@ def test_reader_hand_doubt_no_touched_square_changes_nothing() -> None:
     assert np.array_equal(p, before)
 
 
-def test_reader_hand_doubt_empty_square_beside_a_hand_is_not_a_tile() -> None:
-    """(10,803,322, a dev frame) O8 is empty, at the edge of a hand; the nets gave it a tile
-    probability of 0.51, so it was read as a 10 (confidence 0.10). Now it is read empty. The only
-    other change is under the hand: H7, a 3 the hand hides (read as a 7, flagged), is left unread.
-    Read without the hand nets (``ReaderOptions.hand_net``), which read O8 empty on their own."""
+def test_reader_hand_doubt_empty_square_beside_a_hand_is_not_a_tile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(10,803,322, a dev frame) O8 is empty, beside a hand, where a finger's edge can make the nets
+    give it a tile probability just over one half. That premise is forced (after the closer look, O8
+    reads a tile at 0.6, likeliest a 10), so the test does not depend on which net weights are
+    committed: with ``hand_doubt`` O8 is read empty, without it a tile. The only other change is
+    under the hand: H7, a 3 the hand hides (read as a 7, flagged), is left unread. Read without the
+    hand nets (``ReaderOptions.hand_net``), which would read O8 again on their own."""
+    first_look = reader.closer_look
+
+    def nets_see_a_tile_at_o8(rect: np.ndarray, probs: np.ndarray, *args: Any, **kwargs: Any) -> None:
+        first_look(rect, probs, *args, **kwargs)
+        probs[INDEX["O8"]] = _probs(0.6)[0]
+
+    monkeypatch.setattr(reader, "closer_look", nets_see_a_tile_at_o8)
     no_nets = replace(reader.ReaderOptions(), hand_net=False)
     fr = random_frame("triolet", 10_803_322, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import vision.read.triolet.reader as reader
+from engine.triolet.board import INDEX, SIZE
 from lab.evaluate.triolet import score_frame
 from lab.render import random_frame
 from lab.render.holdout import training_pool
@@ -61,15 +62,34 @@ def test_reader_hand_net_is_committed_and_reads_like_a_square_net(path: object) 
     np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-4)
 
 
-@pytest.mark.parametrize(("seed", "square"), [(10_800_625, "H9"), (10_800_356, "H15")])
-def test_reader_hand_net_reads_a_tile_at_the_hands_edge(seed: int, square: str) -> None:
-    """(dev frames) a tile at the edge of a hand, its numeral in view: H9 a 1 that the two nets
-    read as a 3, H15 a 0 read as an 8 (both flagged). The hand nets read them right, and the board
-    is read perfectly (squares the hand hides are not scored and may change). The board's own
-    tiles (``exemplars``) mend H9 as well, so they are left out of the reading without
-    the hand nets."""
+def _misreading(square: str, value: int, misread: int):  # type: ignore[no-untyped-def]
+    """``reader.closer_look``, the square nets' last look, but leaving ``square`` of a whole board
+    read as ``misread`` rather than ``value`` (the larger of the two probabilities on ``misread``,
+    the smaller on ``value``): forces the misreading, whichever square nets are committed."""
+    real = reader.closer_look
+    i = INDEX[square]
+
+    def misreading(rect: np.ndarray, probs: np.ndarray, *args: object, **kwargs: object) -> None:
+        real(rect, probs, *args, **kwargs)  # type: ignore[arg-type]
+        if len(probs) == SIZE * SIZE:
+            pair = probs[i, [value, misread]]
+            probs[i, value], probs[i, misread] = pair.min(), pair.max()
+    return misreading
+
+
+@pytest.mark.parametrize(("seed", "square", "misread"), [(10_800_625, "H9", None), (10_800_356, "H15", 8)])
+def test_reader_hand_net_reads_a_tile_at_the_hands_edge(monkeypatch: pytest.MonkeyPatch, seed: int, square: str,
+                                                        misread: int | None) -> None:
+    """(dev frames) a tile at the edge of a hand, its numeral in view: H9 a 1 that the two square
+    nets read as a 3, H15 a 0 read as an 8 (both flagged; H15's misreading is forced,
+    ``_misreading``, so that case does not depend on which square nets are committed). The hand
+    nets read them right, and the board is read perfectly (squares the hand hides are not scored
+    and may change). The board's own tiles (``exemplars``) mend H9 as well, so they are left out
+    of the reading without the hand nets."""
     fr = random_frame("triolet", seed, "normal", pool=training_pool(), size=(1280, 720))
     truth = {c["square"]: c["value"] for c in fr.labels["read"]["cells"]}
+    if misread is not None:
+        monkeypatch.setattr(reader, "closer_look", _misreading(square, truth[square], misread))
     now = reader.read_triolet(fr.image)
     before = reader.read_triolet(fr.image, options=replace(reader.ReaderOptions(), hand_net=False, exemplars=False))
     occ = fr.masks.get("occluders")
@@ -109,7 +129,7 @@ def test_reader_hand_net_training_pictures_can_be_far_boards(monkeypatch: pytest
     from lab.render.holdout import TRAIN_SEED_BASE
 
     seen: list[tuple[tuple[float, float], object, tuple[int, ...]]] = []
-    real = scenes.random_frame
+    real = random_frame  # what the training pictures call (``lab.render.random_frame``)
 
     def spy(*a: object, **kw: object) -> object:
         fr = real(*a, **kw)  # type: ignore[arg-type]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.train.data_train_cli import DIFFICULTIES, GAMES, TRAIN_SEED_BASE, run_cli
+from lab.train.data_train_cli import DIFFICULTIES, GAMES, TRAIN_SEED_BASE, b_frames, run_cli
 from vision.read.tritiles.finder import FINDER_PATH, STRIDE
 
 PATCH = 256
@@ -169,8 +170,18 @@ def training_frames(start: int, count: int) -> Any:
 
 def make_data(start: int, count: int, out: Path) -> int:
     """Render ``count`` frames (``training_frames``) into ``out``."""
+    return write_patches(training_frames(start, count), out)
+
+
+def make_data_b(cache: Path, start: int, count: int, out: Path) -> int:
+    """Cut patches from renderer B's cached pictures with seeds ``start …`` (``b_frames``) into ``out``."""
+    return write_patches(b_frames(cache, start, count), out)
+
+
+def write_patches(frames: Iterator[tuple[Any, np.random.Generator]], out: Path) -> int:
+    """Cut ``frame_patches`` from every frame into ``out`` (images, targets as uint8)."""
     ims, tgs = [], []
-    for f, rng in training_frames(start, count):
+    for f, rng in frames:
         im, tg = frame_patches(f, rng)
         ims.append(im)
         tgs.append((tg * 255).round().astype(np.uint8))
@@ -334,7 +345,7 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(argv, "python3 -m lab.train.train_tile_finder", __doc__ or "", make_data, train, FINDER_PATH,
-                   epochs=14, seed=5)
+                   epochs=14, seed=5, make_data_b=make_data_b)
 
 
 if __name__ == "__main__":

@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.train.data_train_cli import run_cli, tile_frames
+from lab.train.data_train_cli import b_frames, run_cli, tile_frames
 from vision.read.tritiles.finder import mean_side
 from vision.read.tritiles.values import CORNER_CROP, VALUES_PATH, clockwise, corner_crop
 
@@ -104,8 +105,18 @@ def finder_crops(f: Any) -> tuple[list[NDArray[np.uint8]], list[int]]:
 
 def make_data(start: int, count: int, out: Path) -> int:
     """Render ``count`` frames (``tile_frames``) into ``out``."""
+    return write_crops(tile_frames(start, count), out)
+
+
+def make_data_b(cache: Path, start: int, count: int, out: Path) -> int:
+    """Cut corners from renderer B's cached pictures with seeds ``start …`` (``b_frames``) into ``out``."""
+    return write_crops(b_frames(cache, start, count), out)
+
+
+def write_crops(frames: Iterator[tuple[Any, np.random.Generator]], out: Path) -> int:
+    """Cut ``frame_crops`` from every frame into ``out`` (crops, values)."""
     xs, ys = [], []
-    for f, rng in tile_frames(start, count):
+    for f, rng in frames:
         x, y = frame_crops(f, rng)
         xs.append(x)
         ys.append(y)
@@ -177,7 +188,7 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(argv, "python3 -m lab.train.train_tile_values", __doc__ or "", make_data, train, VALUES_PATH,
-                   epochs=10, seed=3)
+                   epochs=10, seed=3, make_data_b=make_data_b)
 
 
 if __name__ == "__main__":

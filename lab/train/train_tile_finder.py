@@ -28,6 +28,13 @@ most of them around tiles, with three target maps at a quarter of the patch's re
 sigmoid maps) with binary cross-entropy, positives of the two point maps weighted up, and writes
 ``--out`` (default ``vision/models/tile_finder.npz``; float16, 59 kB). The benchmark's frames use seeds
 below 1,000,000: the two never meet.
+
+``data --from-b DIR`` cuts the same patches from renderer B's cached pictures instead (``DIR`` as
+``lab.render.povray.tiles`` fills it; seeds ``start …`` of both games, training typefaces only,
+never the benchmark's seeds from ``data_train_cli.B_BENCH_SEED``). Fine-tuning
+``tile_finder_large.npz`` on those mixed with the project's patches (three epochs, 1,044 project
+and 2 × 469 renderer-B patches) found the same renderer-B tiles and fewer on the real photos, so
+the committed finder is not trained on them.
 """
 
 from __future__ import annotations

@@ -14,6 +14,19 @@ threads beside other work):
     python3 -m lab.train.train_tile_values train /tmp/tv2/v_0.npz /tmp/tv2/v_1.npz /tmp/tv2/v_2.npz \
         /tmp/tv2/v_9.npz --epochs 12 --threads 2
 
+``data --from-b DIR`` cuts the same crops from renderer B's cached pictures (``DIR`` as
+``lab.render.povray.tiles`` fills it; seeds ``start …`` of both games, training typefaces only, never
+the benchmark's seeds from ``data_train_cli.B_BENCH_SEED``). Fine-tuning the committed net on the
+mix (docs/READERS_OTHER.md, "Learning from renderer B's pictures", has the figures; not committed,
+the project's Trio Domino row reads a little worse):
+
+    python3 -m lab.train.train_tile_values data --from-b DIR --start 0 --count 40 --out /tmp/tv/b_0.npz
+    python3 -m lab.train.train_tile_values data --from-b DIR --start 40 --count 10 --out /tmp/tv/bv.npz
+    python3 -m lab.train.train_tile_values data --start 310000 --count 80 --out /tmp/tv/p_0.npz
+    python3 -m lab.train.train_tile_values data --start 310160 --count 240 --out /tmp/tv/p_2.npz
+    python3 -m lab.train.train_tile_values train /tmp/tv/p_0.npz /tmp/tv/p_2.npz /tmp/tv/b_0.npz \
+        /tmp/tv/b_0.npz /tmp/tv/bv.npz --epochs 4 --init vision/models/tile_values.npz --out /tmp/tv/b.npz
+
 ``data`` renders frames of both games (seeds ``data_train_cli.TRAIN_SEED_BASE + start …``, difficulties easy,
 normal and hard in turn) and cuts, for every tile at least ``MIN_VISIBLE`` in view, the window of
 each corner as the reader sees it (``vision.read.tritiles.values.corner_crop``: the tile turned upright
@@ -148,7 +161,8 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     batch = 128
     steps = epochs * (len(x_all) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.2)
+    # fine-tuning keeps to a third of the learning rate: what the net reads already stays read
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3 if init else 3e-3, total_steps=steps, pct_start=0.2)
 
     def batch_of(a: NDArray[np.uint8], augment: bool) -> torch.Tensor:
         t = torch.from_numpy(np.ascontiguousarray(a)).permute(0, 3, 1, 2).float() / 255.0

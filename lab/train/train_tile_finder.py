@@ -28,12 +28,20 @@ most of them around tiles, with three target maps at a quarter of the patch's re
 sigmoid maps) with binary cross-entropy, positives of the two point maps weighted up, and writes
 ``--out`` (default ``vision/models/tile_finder.npz``; float16, 59 kB). The benchmark's frames use seeds
 below 1,000,000: the two never meet.
+
+``data --from-b DIR`` cuts the same patches from renderer B's cached pictures instead (``DIR`` as
+``lab.render.povray.tiles`` fills it; seeds ``start …`` of both games, training typefaces only,
+never the benchmark's seeds from ``data_train_cli.B_BENCH_SEED``). Fine-tuning
+``tile_finder_large.npz`` on those mixed with the project's patches (three epochs, 1,044 project
+and 2 × 469 renderer-B patches) found the same renderer-B tiles and fewer on the real photos, so
+the committed finder is not trained on them.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +49,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.train.data_train_cli import DIFFICULTIES, GAMES, TRAIN_SEED_BASE, run_cli
+from lab.train.data_train_cli import DIFFICULTIES, GAMES, TRAIN_SEED_BASE, b_frames, run_cli
 from vision.read.tritiles.finder import FINDER_PATH, STRIDE
 
 PATCH = 256
@@ -169,8 +177,18 @@ def training_frames(start: int, count: int) -> Any:
 
 def make_data(start: int, count: int, out: Path) -> int:
     """Render ``count`` frames (``training_frames``) into ``out``."""
+    return write_patches(training_frames(start, count), out)
+
+
+def make_data_b(cache: Path, start: int, count: int, out: Path) -> int:
+    """Cut patches from renderer B's cached pictures with seeds ``start …`` (``b_frames``) into ``out``."""
+    return write_patches(b_frames(cache, start, count), out)
+
+
+def write_patches(frames: Iterator[tuple[Any, np.random.Generator]], out: Path) -> int:
+    """Cut ``frame_patches`` from every frame into ``out`` (images, targets as uint8)."""
     ims, tgs = [], []
-    for f, rng in training_frames(start, count):
+    for f, rng in frames:
         im, tg = frame_patches(f, rng)
         ims.append(im)
         tgs.append((tg * 255).round().astype(np.uint8))
@@ -334,7 +352,7 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(argv, "python3 -m lab.train.train_tile_finder", __doc__ or "", make_data, train, FINDER_PATH,
-                   epochs=14, seed=5)
+                   epochs=14, seed=5, make_data_b=make_data_b)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,19 @@ threads beside other work):
     python3 -m lab.train.train_tile_values train /tmp/tv2/v_0.npz /tmp/tv2/v_1.npz /tmp/tv2/v_2.npz \
         /tmp/tv2/v_9.npz --epochs 12 --threads 2
 
+``data --from-b DIR`` cuts the same crops from renderer B's cached pictures (``DIR`` as
+``lab.render.povray.tiles`` fills it; seeds ``start …`` of both games, training typefaces only, never
+the benchmark's seeds from ``data_train_cli.B_BENCH_SEED``). Fine-tuning the committed net on the
+mix (docs/READERS_OTHER.md, "Learning from renderer B's pictures", has the figures; not committed,
+the project's Trio Domino row reads a little worse):
+
+    python3 -m lab.train.train_tile_values data --from-b DIR --start 0 --count 40 --out /tmp/tv/b_0.npz
+    python3 -m lab.train.train_tile_values data --from-b DIR --start 40 --count 10 --out /tmp/tv/bv.npz
+    python3 -m lab.train.train_tile_values data --start 310000 --count 80 --out /tmp/tv/p_0.npz
+    python3 -m lab.train.train_tile_values data --start 310160 --count 240 --out /tmp/tv/p_2.npz
+    python3 -m lab.train.train_tile_values train /tmp/tv/p_0.npz /tmp/tv/p_2.npz /tmp/tv/b_0.npz \
+        /tmp/tv/b_0.npz /tmp/tv/bv.npz --epochs 4 --init vision/models/tile_values.npz --out /tmp/tv/b.npz
+
 ``data`` renders frames of both games (seeds ``data_train_cli.TRAIN_SEED_BASE + start …``, difficulties easy,
 normal and hard in turn) and cuts, for every tile at least ``MIN_VISIBLE`` in view, the window of
 each corner as the reader sees it (``vision.read.tritiles.values.corner_crop``: the tile turned upright
@@ -33,13 +46,14 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.train.data_train_cli import run_cli, tile_frames
+from lab.train.data_train_cli import b_frames, run_cli, tile_frames
 from vision.read.tritiles.finder import mean_side
 from vision.read.tritiles.values import CORNER_CROP, VALUES_PATH, clockwise, corner_crop
 
@@ -104,8 +118,18 @@ def finder_crops(f: Any) -> tuple[list[NDArray[np.uint8]], list[int]]:
 
 def make_data(start: int, count: int, out: Path) -> int:
     """Render ``count`` frames (``tile_frames``) into ``out``."""
+    return write_crops(tile_frames(start, count), out)
+
+
+def make_data_b(cache: Path, start: int, count: int, out: Path) -> int:
+    """Cut corners from renderer B's cached pictures with seeds ``start …`` (``b_frames``) into ``out``."""
+    return write_crops(b_frames(cache, start, count), out)
+
+
+def write_crops(frames: Iterator[tuple[Any, np.random.Generator]], out: Path) -> int:
+    """Cut ``frame_crops`` from every frame into ``out`` (crops, values)."""
     xs, ys = [], []
-    for f, rng in tile_frames(start, count):
+    for f, rng in frames:
         x, y = frame_crops(f, rng)
         xs.append(x)
         ys.append(y)
@@ -137,7 +161,8 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     batch = 128
     steps = epochs * (len(x_all) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.2)
+    # fine-tuning keeps to a third of the learning rate: what the net reads already stays read
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3 if init else 3e-3, total_steps=steps, pct_start=0.2)
 
     def batch_of(a: NDArray[np.uint8], augment: bool) -> torch.Tensor:
         t = torch.from_numpy(np.ascontiguousarray(a)).permute(0, 3, 1, 2).float() / 255.0
@@ -177,7 +202,7 @@ def train(files: list[Path], epochs: int, threads: int, seed: int, out: Path, in
 
 def main(argv: list[str] | None = None) -> int:
     return run_cli(argv, "python3 -m lab.train.train_tile_values", __doc__ or "", make_data, train, VALUES_PATH,
-                   epochs=10, seed=3)
+                   epochs=10, seed=3, make_data_b=make_data_b)
 
 
 if __name__ == "__main__":

@@ -336,18 +336,22 @@ def _table(sc: PovScene) -> str:
     return f"plane {{ z, {z:.3f} {pig} finish {{ diffuse 0.8 specular 0.1 roughness 0.03 }} }}"
 
 
-def lights_text(lights: Sequence[tuple[tuple[float, float, float], tuple[float, float, float], float]],
+def lights_text(lights: Sequence[tuple[tuple[float, float, float], tuple[float, float, float], float]
+                                 | tuple[tuple[float, float, float], tuple[float, float, float], float, float]],
                 samples: int = 5) -> str:
-    """POV-Ray light sources: each ``(position, colour, size)``; a size above 0 is a square area light of
-    ``samples`` × ``samples`` (adaptive, jittered: soft shadows), 0 a point light (hard shadows)."""
+    """POV-Ray light sources: each ``(position, colour, size[, fade])``; a size above 0 is a square area
+    light of ``samples`` × ``samples`` (adaptive, jittered: soft shadows), 0 a point light (hard
+    shadows); a fade above 0 dims the light with the square of the distance beyond it (a low lamp)."""
     out = []
-    for pos, col, size in lights:
+    for pos, col, size, *rest in lights:
+        fade = rest[0] if rest else 0.0
+        extra = f" fade_distance {fade:.1f} fade_power 2" if fade > 0 else ""
         c = _rgb(col)
         if size > 0:
             out.append(f"light_source {{ {_v(pos)} colour {c} area_light <{size:.1f}, 0, 0>, <0, {size:.1f}, 0>, "
-                       f"{samples}, {samples} adaptive 1 jitter circular orient }}")
+                       f"{samples}, {samples} adaptive 1 jitter circular orient{extra} }}")
         else:
-            out.append(f"light_source {{ {_v(pos)} colour {c} }}")
+            out.append(f"light_source {{ {_v(pos)} colour {c}{extra} }}")
     return "\n".join(out)
 
 

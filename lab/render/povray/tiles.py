@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from lab.render.frame import RenderedFrame, r2
 from lab.render.povray.faces import Face, face_path, faces
 from lab.render.povray.render import camera_looking_at, postprocess, run_povray, through_cache
-from lab.render.povray.scene import _PRELUDE, _PRISM_UP, RGB, PovCamera, _esc, _m, _rgb, _v
+from lab.render.povray.scene import _PRELUDE, _PRISM_UP, RGB, PovCamera, _esc, _m, _rgb, lights_text
 from lab.render.triangles import (
     LATTICE,
     FieldPose,
@@ -538,22 +538,10 @@ def _cloth_text(sc: TilesPovScene) -> str:
     return f"plane {{ z, 0 pigment {{ {_rgb(sc.cloth_colours[0])} }} {nor} {fin} }}"
 
 
-def _lights_text(sc: TilesPovScene) -> str:
-    out = []
-    for pos, col, area, fade in sc.lights:
-        extra = f" fade_distance {fade:.1f} fade_power 2" if fade > 0 else ""
-        if area > 0:
-            out.append(f"light_source {{ {_v(pos)} colour {_rgb(col)} area_light <{area:.1f}, 0, 0>, "
-                       f"<0, {area:.1f}, 0>, 3, 3 adaptive 1 jitter circular orient{extra} }}")
-        else:
-            out.append(f"light_source {{ {_v(pos)} colour {_rgb(col)}{extra} }}")
-    return "\n".join(out)
-
-
 def tiles_scene_text(sc: TilesPovScene) -> str:
     """The whole ``.pov`` file for ``sc`` (it reads ``cloth.png`` for printed cloths)."""
     parts = [_PRELUDE, f"#default {{ finish {{ ambient {sc.ambient:.3f} diffuse 0.8 }} }}", sc.camera.pov(),
-             _lights_text(sc), _cloth_text(sc)]
+             lights_text(sc.lights, samples=3), _cloth_text(sc)]
     parts += [_tile_text(sc, t, k) for k, t in enumerate(sc.scene.tiles)]
     return "\n".join(parts) + "\n"
 

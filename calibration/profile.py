@@ -139,9 +139,14 @@ class Profile:
         if self.tiles is None:
             return None
         if self.tiles.game != game:
-            raise ProfileError(f"the profile's tiles were calibrated for {self.tiles.game}, not {game} "
-                               f"(run: companion calibrate tiles --game {game})")
+            raise tiles_of_another_game(self.tiles.game, game)
         return self.tiles
+
+
+def tiles_of_another_game(taught: str, game: str) -> ProfileError:
+    """The error for a profile whose tiles were taught for ``taught`` used to read ``game``."""
+    return ProfileError(f"the profile's tiles were calibrated for {taught}, not {game} "
+                        f"(run: companion calibrate tiles --game {game})")
 
 
 # -- saving and loading -------------------------------------------------------------------------

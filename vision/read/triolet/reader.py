@@ -304,9 +304,7 @@ def _profile_any(calibration: Any) -> Any:
 
 def _profile(calibration: Any) -> Any:
     """A ``calibration.profile.Profile`` from a profile or its path; it must hold board corners."""
-    from calibration.profile import Profile, load_profile
-
-    profile = calibration if isinstance(calibration, Profile) else load_profile(Path(calibration))
+    profile = _profile_any(calibration)
     if profile.board is None:
         raise ValueError("the calibration profile holds no board corners (run: companion calibrate board)")
     return profile
@@ -590,8 +588,10 @@ def read_triolet(image: U8, calibration: Any = None, *, location: BoardLocation 
     located_by, fit_reason = "search", ""
     fits = False
     edition = edition if edition is not None else active_edition()
-    if calibration is not None and _profile_any(calibration).board is None:
-        calibration = None
+    if calibration is not None:  # read once; a profile of tiles only leaves the board to the search
+        calibration = _profile_any(calibration)
+        if calibration.board is None:
+            calibration = None
     if location is None and calibration is not None:
         fits, fit_reason = profile_still_fits(calibration, image)
     tv = time.perf_counter()

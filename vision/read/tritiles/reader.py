@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.profile import ProfileError
+from calibration.profile import tiles_of_another_game
 from vision.locate import BoardNotLocatedError
 from vision.read.trigon.calib import redistort_points, undistort_image
 from vision.read.tritiles.detect import FoundTile, find_tiles
@@ -124,8 +124,7 @@ def edition_lesson(calibration: dict[str, Any] | None, game: str) -> dict[str, A
     if not tiles:
         return None
     if tiles.get("game") != game:
-        raise ProfileError(f"the profile's tiles were calibrated for {tiles.get('game')}, not {game} "
-                         f"(run: companion calibrate tiles --game {game})")
+        raise tiles_of_another_game(str(tiles.get("game")), game)
     learned = tiles.get("learned")
     return dict(learned) if isinstance(learned, dict) else None
 

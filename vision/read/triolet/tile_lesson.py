@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.profile import Profile, TileReference
+from vision.locate import order_corners
 from vision.read import TileLessonError
 from vision.read.triolet.classifier import EMPTY, WILD
 from vision.read.triolet.edition import CLASSES, learn_head
@@ -145,7 +146,7 @@ def table_tiles(image: U8, contrast: float = MARK_CONTRASTS[0]) -> tuple[list[F6
     tiles, side = _one_size(cands)
     if len(tiles) >= 3:  # the faces' colour finds the tiles whose outline is faint against the table
         tiles, side = _one_size(cands + _by_colour(image, gray, tiles, side, contrast))
-    return [_clockwise(b) for _, _, b in tiles], side
+    return [order_corners(b) for _, _, b in tiles], side
 
 
 def _by_colour(image: U8, gray: U8, tiles: list[tuple[float, F64, F64]], side: float, contrast: float
@@ -209,15 +210,6 @@ def _marked(gray: U8, box: F64, contrast: float) -> bool:
         return False
     far = np.abs(patch.astype(np.float32) - float(np.median(patch))) > contrast
     return bool(MARK_SHARE[0] <= float(far.mean()) <= MARK_SHARE[1])
-
-
-def _clockwise(box: F64) -> F64:
-    """A quadrilateral's corners clockwise (image y down) from the one nearest its top-left."""
-    c = box.mean(axis=0)
-    ang = np.arctan2(box[:, 1] - c[1], box[:, 0] - c[0])
-    b = box[np.argsort(ang)]
-    start = int(np.argmin(b.sum(axis=1)))
-    return np.roll(b, -start, axis=0)
 
 
 def table_crops(image: U8, outlines: list[F64]) -> U8:

@@ -16,6 +16,7 @@ from vision.read.tritiles.outline import (
     crop,
     load_outline,
     outline_tiles,
+    prepare,
 )
 
 F64 = NDArray[np.float64]
@@ -111,3 +112,11 @@ def test_crop_puts_the_candidate_on_the_canonical_triangle() -> None:
     assert np.abs(mapped - CANON).max() < 1e-3
     # the crop's centre lies on the tile, its corners on the table
     assert im[CROP // 2, CROP // 2].mean() > 200 and im[1, 1].mean() < 50
+
+
+def test_onnx_and_numpy_runs_agree() -> None:
+    net = load_outline()
+    rng = np.random.default_rng(3)
+    x = prepare(rng.integers(0, 256, (5, CROP, CROP, 3)).astype(np.uint8))
+    assert np.abs(net.run(x) - net.run_numpy(x)).max() < 1e-3
+    assert net.run(x[:0]).shape == (0, 7) and net.run_numpy(x[:0]).shape == (0, 7)

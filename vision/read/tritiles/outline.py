@@ -14,13 +14,16 @@ Output: per canonical corner the offset (in sides) to the top face's corner, and
 
 The net (``vision/models/tile_outline.npz``, trained by ``lab/train/train_tile_outline.py``): four
 stride-2 and one stride-1 3×3 convolutions with ReLUs, then one dense layer to the six offsets and
-the score; it runs in numpy (``vision.nets.conv3x3``), a few milliseconds per tile.
+the score; it runs in ONNX Runtime or OpenCV's DNN module (the model written in memory by
+``vision.onnx_proto``), in numpy where neither can.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,7 +31,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.nets import MODELS_DIR, conv3x3, load_weights
+from vision.nets import MODELS_DIR, conv3x3, first_onnx_runner, load_weights
+from vision.onnx_proto import int_attr, ints_attr, model, node, tensor, value_info
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -66,13 +70,51 @@ class OutlineMissingError(RuntimeError):
 
 @dataclass(frozen=True)
 class OutlineNet:
-    """Weights: per convolution a (3, 3, in, out) kernel and bias, and the dense layer (in, 7), (7,)."""
+    """Weights: per convolution a (3, 3, in, out) kernel and bias, and the dense layer (in, 7), (7,)
+    whose inputs are the last maps flattened in (row, column, channel) order."""
 
     convs: tuple[tuple[F32, F32], ...]
     dense: tuple[F32, F32]
+    _runner: dict[str, Callable[[F32], F32] | None] = field(default_factory=dict, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def onnx(self) -> bytes:
+        """The net as a serialized ONNX model: input ``x`` (n, 3, CROP, CROP), output ``out`` (n, 7)."""
+        nodes: list[bytes] = []
+        inits: list[bytes] = []
+        x = "x"
+        for i, ((w, b), (_cin, _cout, stride)) in enumerate(zip(self.convs, LAYERS, strict=True)):
+            inits += [tensor(f"w{i}", w.transpose(3, 2, 0, 1)), tensor(f"b{i}", b)]
+            nodes.append(node("Conv", [x, f"w{i}", f"b{i}"], [f"c{i}"],
+                              [ints_attr("kernel_shape", [3, 3]), ints_attr("pads", [1, 1, 1, 1]),
+                               ints_attr("strides", [stride, stride])]))
+            nodes.append(node("Relu", [f"c{i}"], [f"r{i}"]))
+            x = f"r{i}"
+        # the dense rows reordered from (row, column, channel) to ONNX's (channel, row, column) order
+        ch = LAYERS[-1][1]
+        side = round(math.sqrt(self.dense[0].shape[0] / ch))
+        wd = self.dense[0].reshape(side, side, ch, OUTPUTS).transpose(2, 0, 1, 3).reshape(-1, OUTPUTS)
+        inits += [tensor("wd", wd), tensor("bd", self.dense[1])]
+        nodes += [node("Flatten", [x], ["flat"], [int_attr("axis", 1)]), node("MatMul", ["flat", "wd"], ["mm"]),
+                  node("Add", ["mm", "bd"], ["out"])]
+        return model("tile_outline", nodes, inits, [value_info("x", ["n", 3, CROP, CROP])],
+                     [value_info("out", ["n", OUTPUTS])])
 
     def run(self, x: F32) -> F32:
-        """Raw outputs (n, 7) of prepared crops (n, CROP, CROP, 3)."""
+        """Raw outputs (n, 7) of prepared crops (n, CROP, CROP, 3): by ONNX Runtime or OpenCV's DNN
+        module (``vision.nets``), else in numpy."""
+        with self._lock:
+            if "run" not in self._runner:
+                self._runner["run"] = first_onnx_runner(self.onnx())
+            fn = self._runner["run"]
+        if fn is not None and len(x):
+            return np.asarray(fn(np.ascontiguousarray(x.transpose(0, 3, 1, 2))), np.float32).reshape(len(x), OUTPUTS)
+        return self.run_numpy(x)
+
+    def run_numpy(self, x: F32) -> F32:
+        """``run`` in numpy alone."""
+        if len(x) == 0:
+            return np.zeros((0, OUTPUTS), np.float32)
         for (w, b), (_cin, _cout, stride) in zip(self.convs, LAYERS, strict=True):
             x = np.maximum(conv3x3(x, w, b, stride), np.float32(0))
         flat = x.reshape(len(x), -1)

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from vision.nets import MODELS_DIR, first_onnx_runner, load_weights
 from vision.onnx_proto import ints_attr, model, node, tensor, value_info
+from vision.read.tritiles.outline import TILE_MIN, OutlineNet, outline_tiles
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -228,10 +229,11 @@ MIN_ZOOM = 1.2
 FEW_SURE = 3
 
 
-def _tiles_in(image: U8, scale: float, net: FinderNet, roi: tuple[int, int, int, int] | None = None
-              ) -> list[tuple[F64, float, float]]:
+def _tiles_in(image: U8, scale: float, net: FinderNet, roi: tuple[int, int, int, int] | None = None,
+              refine: bool = True) -> list[tuple[F64, float, float]]:
     """Tiles (image px corners, face coverage, centre height) found in ``image`` shrunk or magnified
-    by ``scale``, within ``roi`` (x0, y0, x1, y1 image px) if given; each side moved onto its edge."""
+    by ``scale``, within ``roi`` (x0, y0, x1, y1 image px) if given; each side moved onto its edge
+    when ``refine`` (else the corners as the maps give them)."""
     from vision.read.tritiles.detect import refine_corners
 
     x0, y0 = 0, 0
@@ -242,10 +244,12 @@ def _tiles_in(image: U8, scale: float, net: FinderNet, roi: tuple[int, int, int,
     work = image if scale == 1.0 else np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=interp),
                                                  np.uint8)
     maps = net.run(prepare(work))
+    shift = np.array([x0, y0], np.float64)
+    if not refine:
+        return [(tri / scale + shift, cover, h) for tri, cover, h in tiles_from_maps(maps)]
     gray = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (3, 3), 0).astype(np.float32)
     gx = np.asarray(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), np.float32)
     gy = np.asarray(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3), np.float32)
-    shift = np.array([x0, y0], np.float64)
     return [(refine_corners(gx, gy, tri) / scale + shift, cover, h) for tri, cover, h in tiles_from_maps(maps)]
 
 
@@ -319,15 +323,28 @@ def overlaps(a: F64, b: F64) -> bool:
     return near or _inside(ca, b) or _inside(cb, a)
 
 
-def _level(image: U8, f: float, k: int, net: FinderNet, large: FinderNet | None) -> Found:
+def _outlined(image: U8, found: Found, outline: OutlineNet | None) -> Found:
+    """``found`` as the outline net places their corners, without those it takes for no tile
+    (``found`` itself when there is no net)."""
+    if outline is None:
+        return found
+    placed = outline_tiles(image, [t[0] for t in found], outline)
+    return [(tri, t[1], t[2]) for (tri, score), t in zip(placed, found, strict=True) if score >= TILE_MIN]
+
+
+def _level(image: U8, f: float, k: int, net: FinderNet, large: FinderNet | None,
+           outline: OutlineNet | None = None, refine: bool = True) -> Found:
     """The ``plausible`` tiles of pyramid level ``k`` (the picture at ``f·PYRAMID[k]``) within its
-    sides: the finest level read by ``net``, the coarser ones by ``large`` when there is one."""
+    sides: the finest level read by ``net``, the coarser ones by ``large`` when there is one; then
+    placed by ``outline`` when given (which drops what it takes for no tile; else each side is moved
+    by the edge search when ``refine``)."""
     sc = f * PYRAMID[k]
     which = 1 if k > 0 and large is not None else 0
-    found = _tiles_in(image, sc, large if large is not None and which else net)
+    found = _tiles_in(image, sc, large if large is not None and which else net, refine=refine and outline is None)
     lo = max(MIN_LEVEL_SIDE, LEVEL_SIDES[0] * PYRAMID[k]) if k > 0 else 0.0
     hi = LEVEL_SIDES[1] if k == 0 else np.inf
-    return plausible([t for t in found if lo <= mean_side(t[0]) * sc <= hi], MIN_COVER[which], LONE_CENTRE[which])
+    kept = plausible([t for t in found if lo <= mean_side(t[0]) * sc <= hi], MIN_COVER[which], LONE_CENTRE[which])
+    return _outlined(image, kept, outline)
 
 
 def _weight(found: Found) -> float:
@@ -336,19 +353,24 @@ def _weight(found: Found) -> float:
     return float(sum(t[1] * t[2] * mean_side(t[0]) ** 2 for t in found))
 
 
-def find_tiles_net(image: U8, net: FinderNet | None = None) -> Found:
+def find_tiles_net(image: U8, net: FinderNet | None = None, outline: OutlineNet | None = None,
+                   refine: bool = True) -> Found:
     """Tiles in a BGR picture: (corners 3×2 image px, face coverage, centre height), ``plausible``
     ones only. The net reads a short pyramid of the picture (``PYRAMID``); the level whose tiles
     weigh most (``_weight``) sets the tile size, and other levels add the tiles of
     that size it missed (never one overlapping a tile already found). Small tiles (median side of
     the sure ones, or of all when few are sure, under ``SMALL_SIDE`` working px) are looked for
     again in a magnified copy of the area around the tiles found, or of the whole picture when that
-    area is too large (``ZOOM_BUDGET``); tiles found outside the magnified area are kept."""
+    area is too large (``ZOOM_BUDGET``); tiles found outside the magnified area are kept.
+    ``outline``: the outline net places each level's tiles' corners on their top faces and drops
+    the candidates it takes for no tile, before a level is chosen (``_outlined``); without it, each
+    side is moved onto the strongest edge nearby (``detect.refine_corners``) unless ``refine`` is
+    false (the corners as the maps give them)."""
     net = net or load_finder()
     large = load_large()
     h, w = image.shape[:2]
     f = min(1.0, WORK_SIZE / max(h, w))
-    levels = [_level(image, f, k, net, large) for k in range(len(PYRAMID))
+    levels = [_level(image, f, k, net, large, outline, refine) for k in range(len(PYRAMID))
               if k == 0 or max(h, w) * f * PYRAMID[k] >= MIN_LEVEL_SIZE]
     weights = [_weight(lv) * (1.0 if k == 0 else 1.0 / COARSE_MARGIN) for k, lv in enumerate(levels)]
     best = max(range(len(levels)), key=lambda k: weights[k])
@@ -364,10 +386,11 @@ def find_tiles_net(image: U8, net: FinderNet | None = None) -> Found:
             found.append(t)
     if best > 0:
         return found
-    return _second_look(image, f, net, found)
+    return _second_look(image, f, net, found, outline, refine)
 
 
-def _second_look(image: U8, f: float, net: FinderNet, found: Found) -> Found:
+def _second_look(image: U8, f: float, net: FinderNet, found: Found, outline: OutlineNet | None = None,
+                 refine: bool = True) -> Found:
     """``found``, or when its tiles are small, the tiles of a magnified second look (see
     ``find_tiles_net``)."""
     h, w = image.shape[:2]
@@ -390,5 +413,6 @@ def _second_look(image: U8, f: float, net: FinderNet, found: Found) -> Found:
         zoom = min(zoom, math.sqrt(ZOOM_BUDGET * WORK_SIZE * WORK_SIZE / (w * h)) / f)
         if zoom < MIN_ZOOM:
             return found
-    return plausible(_tiles_in(image, f * zoom, net, roi), MIN_COVER[0], LONE_CENTRE[0]) + [
+    again = plausible(_tiles_in(image, f * zoom, net, roi, refine and outline is None), MIN_COVER[0], LONE_CENTRE[0])
+    return _outlined(image, again, outline) + [
         t for t in found if _outside(t, roi)]

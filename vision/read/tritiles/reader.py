@@ -24,6 +24,7 @@ from vision.read.trigon.calib import redistort_points, undistort_image
 from vision.read.tritiles.detect import FoundTile, find_tiles
 from vision.read.tritiles.finder import FINDER_PATH, FinderNet, find_tiles_net, load_finder, mean_side
 from vision.read.tritiles.lattice import assemble, clockwise
+from vision.read.tritiles.outline import OUTLINE_PATH, load_outline
 from vision.read.tritiles.pips import looks_like_pips, pip_scores, tile_blobs
 from vision.read.tritiles.reading import TileCorner, TileReading, TrianglesReading
 from vision.read.tritiles.tile_set import decode_table, tile_kinds
@@ -49,6 +50,13 @@ MIN_MARK_QUALITY = 0.3
 FINDER = "net"
 #: The finder net's weights (``None``: the committed ``tile_finder.npz``).
 FINDER_WEIGHTS: str | None = None
+#: How the finder's tiles are outlined: ``"net"`` (the outline net, ``outline.outline_tiles``: each
+#: candidate's top-face corners, and candidates it does not take for tiles dropped) or ``"edges"``
+#: (each side moved onto the strongest edge nearby, ``detect.refine_corners``; also used when the
+#: outline net's weights are missing).
+OUTLINE = "net"
+#: The outline net's weights (``None``: the committed ``tile_outline.npz``).
+OUTLINE_WEIGHTS: str | None = None
 #: How corner values are read: ``"net"`` (the corner-value net, ``values.net_value_scores``) or
 #: ``"templates"`` (ink against numeral and dot-layout templates; also used when the net is missing).
 VALUES = "net"
@@ -137,11 +145,12 @@ def _finder_net() -> FinderNet | None:
 
 
 def locate_tiles(image: NDArray[np.uint8], net: FinderNet | None = None) -> list[FoundTile]:
-    """The tiles in a (undistorted) picture: by the finder ``net`` when given, else by the lattice
-    finder."""
-    if net is not None:
-        return [FoundTile(c, cover, 0) for c, cover, _h in find_tiles_net(image, net)]
-    return find_tiles(image)
+    """The tiles in a (undistorted) picture: by the finder ``net`` when given (outlined as
+    ``OUTLINE`` says), else by the lattice finder."""
+    if net is None:
+        return find_tiles(image)
+    outline = load_outline(OUTLINE_WEIGHTS) if OUTLINE == "net" and (OUTLINE_WEIGHTS or OUTLINE_PATH.exists()) else None
+    return [FoundTile(c, cover, 0) for c, cover, _h in find_tiles_net(image, net, outline)]
 
 
 def read_triangles(image: NDArray[np.uint8], game: str, calibration: dict[str, Any] | None = None,

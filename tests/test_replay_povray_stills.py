@@ -8,12 +8,16 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from companion_api.cli import main
-from lab.evaluate.stills import diagnose, reading_labels
+from lab.evaluate.stills import diagnose, reading_labels, score_stills_game
+from lab.render.frame import RenderedFrame
 from lab.render.povray.blokus import blokus_labels
-from lab.render.povray.blokus_game import still_digest, stills_game
+from lab.render.povray.blokus_game import StillsGame, still_digest, stills_game
+from vision.track.observer import Frame
 from vision.track.picture_readers import blokus_from_labels, trigon_from_labels
 
 
@@ -83,3 +87,47 @@ def test_bench_replay_refuses_what_it_cannot_replay(argv: list[str], words: list
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert all(w in err for w in words), err
     assert not any(tmp_path.iterdir())
+
+
+BGR = {"purple": (140, 30, 110), "orange": (20, 110, 250)}
+
+
+def _drawn_stills(sg: StillsGame) -> list[RenderedFrame]:
+    """Stand-ins for the ray-traced stills: each labelled square a disc of its colour at its place
+    in the picture, on a textured grey table (no render)."""
+    rng = np.random.default_rng(7)
+    table = np.clip(128 + rng.normal(0, 12, (720, 960, 3)), 0, 255).astype(np.uint8)
+    out = []
+    for k in range(len(sg)):
+        labels = blokus_labels(sg.scene(k), sg.seed)
+        image = table.copy()
+        for c in labels["cells"]:
+            x, y = c["center_px"]
+            cv2.circle(image, (round(x), round(y)), 9, BGR[c["colour"]], -1)
+        out.append(RenderedFrame(image=image, labels=labels))
+    return out
+
+
+def test_the_stills_are_followed_and_a_lost_board_caught_up_with() -> None:
+    """The oracle follows a drawn stills game exactly; with the board lost for three stills the
+    pieces laid meanwhile are committed when it is found again, none missed, none false, and every
+    move out of its place is put down to the board not found."""
+    sg = stills_game(2, "blokus_duo", moves=8)
+    stills = _drawn_stills(sg)
+    res = score_stills_game(sg, stills, "oracle")
+    assert (res.score.exact_moves, res.score.false_events, res.faults) == (8, 0, [])
+    assert res.pieces_committed == 8
+
+    def still_of(index: int) -> int:
+        return 0 if index < 6 else 1 + (index - 6) // 8
+
+    def lossy(frame: Frame) -> object:
+        k = still_of(frame.index)
+        return None if 2 <= k <= 5 else blokus_from_labels(reading_labels(stills[k].labels), "blokus_duo")
+
+    lost = score_stills_game(sg, stills, "oracle", reader=lossy)
+    places = [still_of(int(ln["frame"])) for ln in lost.score.lines if ln["type"] == "place"]
+    assert places == [1, 6, 6, 6, 6, 6, 7, 8]  # moves 2–6 at the first still the board is found again
+    assert (lost.score.missed, lost.score.false_events, lost.pieces_committed) == (0, 0, 8)
+    assert all(f.cause == "out of order" and f.why.startswith("the board was not found") for f in lost.faults)
+    assert lost.score.exact_moves == 8 - len(lost.faults)

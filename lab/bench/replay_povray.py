@@ -55,6 +55,7 @@ def run(args: argparse.Namespace, kinds: list[str]) -> int:
     rows: list[list[Any]] = []
     faults: list[list[Any]] = []
     causes: dict[str, Counter[str]] = {}
+    pieces: dict[str, int] = {}
     notes: list[str] = []
     for kind in kinds:
         if kind in ("locator", "misreads"):
@@ -62,9 +63,11 @@ def run(args: argparse.Namespace, kinds: list[str]) -> int:
             continue
         scores = []
         causes[kind] = Counter()
+        pieces[kind] = 0
         for sg, stills in games:
             res = score_stills_game(sg, stills, kind, options, args.fps)
             scores.append(res.score)
+            pieces[kind] += res.pieces_committed
             _progress(kind, Path(res.score.name), res.score, args.verbose)
             for f in res.faults:
                 faults.append([kind, res.score.name, f.move, f.what, f.why, f.cause])
@@ -78,10 +81,9 @@ def run(args: argparse.Namespace, kinds: list[str]) -> int:
     if faults:
         print(format_table(FAULT_HEADERS, faults, title="moves that went wrong"))
     for kind, counter in causes.items():
-        if counter:
-            print(f"{kind}: causes " + ", ".join(f"{c} {n}" for c, n in counter.most_common()))
-        else:
-            print(f"{kind}: no move went wrong")
+        print(f"{kind}: {pieces[kind]} of {moves} pieces committed in any order; "
+              + ("causes " + ", ".join(f"{c} {n}" for c, n in counter.most_common()) if counter
+                 else "no move went wrong"))
     for n in notes:
         print(n)
     return 0

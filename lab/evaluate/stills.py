@@ -8,7 +8,9 @@ view frame, as the reader names them; square boards: the engine's names). Every 
 tracker asked for is kept, so a move that went wrong is put down to what the reading of its
 still shows against the truth: the board not found, the board found off its place
 (registration), squares or triangles of the wrong colour, the engine refusing the reading (an
-illegal report), or a right reading that the tracker mishandled.
+illegal report), or a right reading that the tracker mishandled. A move whose piece was committed,
+but as another move (pieces laid while the board was not found, caught up with in another order
+of the same colour's pieces), is ``out of order``.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class StillsScore:
 
     score: VideoScore
     faults: list[MoveFault] = field(default_factory=list)
+    #: the game's pieces the tracker committed, in whatever order
+    pieces_committed: int = 0
 
 
 def reading_labels(labels: Labels) -> Labels:
@@ -144,8 +148,10 @@ class RecordingReader:
 
 
 def score_stills_game(sg: StillsGame, stills: list[RenderedFrame], observer_kind: str = "oracle",
-                      options: RestOptions | None = None, fps: float = 8.0, hold: int = 6) -> StillsScore:
-    """Run the rest tracker over the game's stills (``still_frames``) and score it against the truth."""
+                      options: RestOptions | None = None, fps: float = 8.0, hold: int = 6,
+                      reader: PictureReader | None = None) -> StillsScore:
+    """Run the rest tracker over the game's stills (``still_frames``) and score it against the truth
+    (``reader``, when given, reads instead of the observer's)."""
     from engine.trigon.events import TrigonPlace
 
     images: list[Any] = []
@@ -161,10 +167,10 @@ def score_stills_game(sg: StillsGame, stills: list[RenderedFrame], observer_kind
     events = [dataclasses.replace(ev, meta=EventMeta(frame=first_at[j], ts=first_at[j] / fps))
               for j, ev in enumerate(sg.events)]
     record = Record(sg.header, [RecordLine(j + 1, j + 1, ev) for j, ev in enumerate(events)])
-    base = (oracle_reader(sg.game, lambda i: labels[i] if 0 <= i < len(labels) else None)
-            if observer_kind == "oracle" else reader_for(sg.header))
-    reader = RecordingReader(base)
-    tracker = RestTracker(sg.header, reader, options)
+    base = reader or (oracle_reader(sg.game, lambda i: labels[i] if 0 <= i < len(labels) else None)
+                      if observer_kind == "oracle" else reader_for(sg.header))
+    recorder = RecordingReader(base)
+    tracker = RestTracker(sg.header, recorder, options)
     place_type: type[Event] = type(events[0]) if events else Event
     view = view_names(labels) if sg.game == "trigon" else {}
 
@@ -186,8 +192,9 @@ def score_stills_game(sg: StillsGame, stills: list[RenderedFrame], observer_kind
     score = follow_and_score(f"{sg.game}_seed{sg.seed}", tracker, frames, labels, record, place_type,
                              lambda _placed: same, judge)
     placed = [ev for _s, ev in committed_places(tracker.session, place_type)]
-    faults = list(_faults(sg, placed, events, same, reader.readings, labels, still_of, illegal_at))
-    return StillsScore(score, faults)
+    faults = list(_faults(sg, placed, events, same, recorder.readings, labels, still_of, illegal_at))
+    pieces = sum(any(same(t, g, {}) for g in placed) for t in events)
+    return StillsScore(score, faults, pieces)
 
 
 def _faults(sg: StillsGame, placed: Sequence[Event], truth: Sequence[Event], same: Any, readings: dict[int, Any],
@@ -200,6 +207,9 @@ def _faults(sg: StillsGame, placed: Sequence[Event], truth: Sequence[Event], sam
         if got is not None and same(ev, got, {}):
             continue
         what = "missed" if got is None else f"got {getattr(got, 'colour', '?')} {' '.join(getattr(got, 'cells', ()))}"
+        played = next((m for m, t in enumerate(truth) if got is not None and same(t, got, {})), None)
+        if played is not None:
+            what = f"got move {played + 1}'s piece"
         reads = [(i, r) for i, r in sorted(readings.items()) if still_of[i] == j + 1]
         if not reads:
             cause, why = "not read", "the tracker read no picture of this still"
@@ -214,6 +224,9 @@ def _faults(sg: StillsGame, placed: Sequence[Event], truth: Sequence[Event], sam
                     else ("tracker", "the reading is right; the tracker did not commit it")
             elif refused:
                 why += "; the engine refused the reading"
+        if played is not None:
+            why = f"{why}; its own piece was committed as another move"
+            cause = "out of order"
         went_wrong = True
         faulted.add(j + 1)
         yield MoveFault(j + 1, what, why, cause)

@@ -31,6 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="which game (default triolet; trigon, blokus and the tile games are followed by "
                         "whole-picture reads at rest, with the oracle and reader observers only; blokus games "
                         "are rendered stills of one fixed camera, not videos)")
+    p.add_argument("--renderer", default="project", choices=["project", "povray"],
+                   help="whose pictures: the project's renderer (default) or renderer B's ray-traced stills of "
+                        "whole games, one per move (trigon, blokus, blokus_duo; docs/RENDERER_B.md)")
     p.add_argument("--videos", type=int, default=20, help="how many game videos (default 20)")
     p.add_argument("--seed", type=seed_number, default=1, help="seed of the first video (default 1)")
     p.add_argument("--observer", default="oracle,locator,reader",
@@ -39,10 +42,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "locator and reader); default all three")
     p.add_argument("--difficulty", default="easy", choices=["easy", "normal", "hard"])
     p.add_argument("--fps", type=float, default=10.0, help="frame rate of the videos (default 10)")
-    p.add_argument("--max-events", type=int, default=12, help="events per game (default 12)")
+    p.add_argument("--max-events", type=int, default=None,
+                   help="events per game (default 12; --renderer povray: the whole game)")
     p.add_argument("--stable", type=float, default=0.5, help="tracker stability window, seconds")
-    p.add_argument("--cache", default=None, help="folder for the rendered videos "
-                   "(default ~/.cache/table-companion/bench-replay)")
+    p.add_argument("--cache", default=None, help="folder for the rendered videos or stills "
+                   "(default ~/.cache/table-companion/bench-replay, --renderer povray: …/bench-replay-povray)")
     p.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1: the one-core figure)")
     p.add_argument("--misread-rate", type=float, default=0.1,
                    help="also run the oracle misreading this share of tiles, systematically, with the "
@@ -86,11 +90,24 @@ def run(args: argparse.Namespace) -> int:
 
     if args.videos < 1:
         raise CliError("--videos must be at least 1")
-    cv2.setNumThreads(args.threads)
+    if args.max_events is not None and args.max_events < 1:
+        raise CliError("--max-events must be at least 1")
     kinds = [k.strip() for k in args.observer.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in ("oracle", "locator", "reader")]
     if unknown or not kinds:
         raise CliError(f"--observer {args.observer}: choose from oracle, locator, reader")
+    renderer = getattr(args, "renderer", "project")
+    if renderer == "povray":
+        from lab.bench import replay_povray
+
+        if args.game not in replay_povray.GAMES:
+            raise CliError(f"--renderer povray: renderer B draws no {args.game} games to replay "
+                           f"(choose --game {', '.join(replay_povray.GAMES)})")
+        cv2.setNumThreads(args.threads)
+        return replay_povray.run(args, kinds)
+    if args.max_events is None:
+        args.max_events = 12
+    cv2.setNumThreads(args.threads)
     if args.game in ("blokus", "blokus_duo"):
         return _run_blokus(args, kinds)
     videos = ensure_videos(args)

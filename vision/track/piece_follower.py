@@ -6,7 +6,9 @@ shared sides. The group of the colour to move (the engine says which, B-L4 / K-L
 if the reader saw several) is that colour's placement; the engine names the piece and judges it
 (B-L1…B-L6, K-L1…K-L4) and a legal one is committed. A group the engine refuses, or one of a
 colour whose turn it is not, is reported as an illegal attempt once it has been seen the same at
-two rests in a row (a misread cell rarely repeats), and ``cleared`` when it is taken away. One or
+two rests in a row (a misread cell rarely repeats), and ``cleared`` when it is taken away. When the
+mover's largest group is refused, its next largest legal group of three cells or more is its
+placement (pieces laid while the board was not seen are caught up with, one turn after another). One or
 two cells of a colour not to move, beside that colour's latest piece, are that piece seen whole at
 last: the piece is corrected when every event keeps its verdict.
 A committed piece whose cells are all gone at two rests in a row is undone (only the last one:
@@ -114,6 +116,17 @@ class PieceFollower:
             if inner is not None:
                 event = self._place(state, colour, sorted(inner), meta)
                 verdict = session.check(event)
+        if not verdict.legal and colour == turn.colour:
+            # pieces laid while the board was not seen: the mover's largest piece may rest on one of
+            # its own not committed yet, while another of its new pieces is its next legal one
+            for g in sorted(mine, key=lambda g: (-len(g[1]), sorted(g[1]))):
+                if g == attempt or len(g[1]) <= MAX_STRAY:
+                    continue
+                other = self._place(state, colour, sorted(g[1]), meta)
+                other_verdict = session.check(other)
+                if other_verdict.legal:
+                    event, verdict = other, other_verdict
+                    break
         if verdict.legal:
             entry = session.submit(event)
             self._suspect.reset()

@@ -17,11 +17,12 @@ UNIT = 32
 PIECES = ((170, 60, 20), (20, 190, 230), (40, 40, 200), (60, 150, 40))
 
 
-def board_texture(rng: np.random.Generator, n: int, rim: float, border: bool, cover: float) -> np.ndarray:
+def board_texture(rng: np.random.Generator, n: int, rim: float, border: bool, cover: float,
+                  edge_cover: float = 0.85) -> np.ndarray:
     """A board seen straight on: a light plate, ``rim`` squares of plain rim all round (with a
     raised border: a bright band and its dark inner wall at the plate's edge), the ``n``×``n``
-    grid of recessed squares, pieces on about ``cover`` of them — the outer rows and columns
-    fuller, as at the end of a game."""
+    grid of recessed squares, pieces on about ``cover`` of them and ``edge_cover`` of the outer
+    rows and columns (fuller at the end of a game)."""
     r = round(rim * UNIT)
     side = n * UNIT + 2 * r
     tex = np.full((side, side, 3), 205, np.float32) + rng.normal(0, 3, (side, side, 1)).astype(np.float32)
@@ -35,7 +36,7 @@ def board_texture(rng: np.random.Generator, n: int, rim: float, border: bool, co
         for col in range(n):
             y, x = r + row * UNIT, r + col * UNIT
             edge = min(row, col, n - 1 - row, n - 1 - col) == 0
-            if rng.random() < (0.85 if edge else cover):
+            if rng.random() < (edge_cover if edge else cover):
                 colour = PIECES[int(rng.integers(len(PIECES)))]
                 tex[y + 1:y + UNIT - 1, x + 1:x + UNIT - 1] = colour
             else:
@@ -46,16 +47,36 @@ def board_texture(rng: np.random.Generator, n: int, rim: float, border: bool, co
     return np.asarray(np.clip(tex, 0, 255), np.uint8)
 
 
-def scene(seed: int, n: int, rim: float, border: bool, spares: int) -> tuple[np.ndarray, np.ndarray]:
-    """A 1280×960 picture of the board on a dark cloth, seen at a tilt, with ``spares`` pieces
-    lying against the rim; and the playing area's four corners in the picture."""
+def marble(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """A pale, nearly grey stone table as light as the board, with dark wavy veins."""
+    pic = np.empty((h, w, 3), np.float32)
+    pic[:] = (200, 208, 210)
+    pic += rng.normal(0, 3, (h, w, 1)).astype(np.float32)
+    x = np.arange(w, dtype=np.float64)
+    for _ in range(40):
+        y0, amp, per, ph = rng.uniform(0, h), rng.uniform(8, 40), rng.uniform(60, 220), rng.uniform(0, 6.3)
+        wobble = amp * np.sin(x / per + ph) + 0.5 * amp * np.sin(x / (0.37 * per) + 2 * ph)
+        pts = np.stack([x, y0 + wobble + rng.normal(0, 1.5, w).cumsum() * 0.3], axis=1)
+        cv2.polylines(pic, [np.round(pts).astype(np.int32)], False, (110, 115, 118), int(rng.integers(2, 5)))
+    return pic
+
+
+def scene(seed: int, n: int, rim: float, border: bool, spares: int,
+          table: str = "cloth") -> tuple[np.ndarray, np.ndarray]:
+    """A 1280×960 picture of the board on a dark cloth (or pale veined ``marble``), seen at a
+    tilt, with ``spares`` pieces lying against the rim; and the playing area's four corners in
+    the picture."""
     rng = np.random.default_rng(seed)
-    tex = board_texture(rng, n, rim, border, cover=0.5)
+    early = table == "marble"  # few pieces yet: the board's colour barely differs from the table's
+    tex = board_texture(rng, n, rim, border, cover=0.06 if early else 0.5, edge_cover=0.06 if early else 0.85)
     side = tex.shape[0]
     w, h = 1280, 960
-    pic = np.empty((h, w, 3), np.float32)
-    pic[:] = (55, 75, 60)
-    pic += rng.normal(0, 4, (h, w, 1)).astype(np.float32)
+    if table == "marble":
+        pic = marble(rng, w, h)
+    else:
+        pic = np.empty((h, w, 3), np.float32)
+        pic[:] = (55, 75, 60)
+        pic += rng.normal(0, 4, (h, w, 1)).astype(np.float32)
     c = np.array([w / 2, h / 2]) + rng.uniform(-40, 40, 2)
     half = 330.0
     ang = rng.uniform(0, np.pi / 2)
@@ -81,6 +102,8 @@ def scene(seed: int, n: int, rim: float, border: bool, spares: int) -> tuple[np.
         p0 = a + t * (b - a) + out * 2
         blk = np.array([p0, p0 + along * 80, p0 + along * 80 + out * 26, p0 + out * 26])
         cv2.fillConvexPoly(pic, np.round(blk).astype(np.int32), PIECES[i % len(PIECES)])
+    if table == "marble":
+        pic *= np.array([0.62, 0.78, 0.95], np.float32)  # a dim, warm lamp
     blurred = cv2.GaussianBlur(pic, (3, 3), 0.8)
     r = rim * UNIT
     play = np.array([[r, r], [side - r, r], [side - r, side - r], [r, side - r]], np.float64)
@@ -109,6 +132,14 @@ def test_plain_rim_a_whole_square_wide_with_a_raised_border_registers_exactly(se
 def test_spare_pieces_against_the_rim_do_not_extend_the_board() -> None:
     """Coloured pieces lying against the rim are no squares of the board: the grid ends at the rim."""
     pic, true = scene(4, 20, 1.0, border=True, spares=6)
+    r = read_blokus(pic)
+    assert corner_error_squares(r.corners_px, true, 20) < 0.25
+
+
+def test_board_on_a_pale_veined_table_is_located() -> None:
+    """A light grey board with few pieces yet on a table as light and grey as it (marble), under a
+    warm lamp: the board's straight grid lines find it where its colour does not."""
+    pic, true = scene(5, 20, 1.0, border=False, spares=0, table="marble")
     r = read_blokus(pic)
     assert corner_error_squares(r.corners_px, true, 20) < 0.25
 

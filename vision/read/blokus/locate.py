@@ -272,6 +272,8 @@ def quads_from_lines(contour: NDArray[np.int32], area: float, per_side: int = 3)
             kept.append((float(rho), float(theta)))
         if len(kept) >= 40:
             break
+    if not kept:  # OpenCV may answer an empty array rather than None
+        return []
     m = cv2.moments(contour)
     cx, cy = m["m10"] / max(m["m00"], 1e-9) - (x0 - 2), m["m01"] / max(m["m00"], 1e-9) - (y0 - 2)
     t1 = kept[0][1]

@@ -224,23 +224,26 @@ def axis_evidence(pyr: Pyramid, h: F64, n: int, reach: int) -> tuple[tuple[F64, 
     g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3))
     gy = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
+    ks = np.arange(-reach, n + reach + 1)
     lines_at = (np.arange(n + 1) + m) * u  # view pixels just after the other family's lines
     out = []
     # along x: the column lines' strength in gx, and the column bands crossed by the row lines (gy)
     for along, across in ((gx, gy), (gy.T, gx.T)):
         prof = along[m * u:(n + m) * u].sum(axis=0)
-        e, cross = [], []
-        for k in range(-reach, n + reach + 1):
+        e = []
+        for k in ks:
             x = (k + m) * u - 0.5
             lo, hi = max(0, round(x - 2)), min(len(prof), round(x + 3))
             e.append(float(prof[lo:hi].max()) if hi > lo else 0.0)
-            # band k: view columns between lines k and k + 1, minus a sixth of a square each side
-            a, b = (k + m) * u + u // 6, (k + m + 1) * u - u // 6
-            band = across[:, a:b].sum(axis=1)  # a profile across the other family's lines
-            on = np.array([band[c - 3:c + 2].max() for c in lines_at])
-            mid = np.array([band[c + u // 2 - 3:c + u // 2 + 2].mean() for c in lines_at[:-1]])
-            cross.append(float(on.mean() - mid.mean()))
-        out.append((np.asarray(e, np.float64), np.asarray(cross, np.float64)))
+        # band k: view columns between lines k and k + 1, less a sixth of a square each side;
+        # each band summed across into a profile over the other family's lines (one column each)
+        starts = (ks + m) * u + u // 6
+        cuts = np.stack([starts, starts + u - 2 * (u // 6)], axis=1).ravel()
+        bands = np.add.reduceat(across, cuts, axis=1)[:, ::2].astype(np.float64)
+        window = np.arange(-3, 2)
+        on = bands[lines_at[:, None] + window].max(axis=1).mean(axis=0)
+        mid = bands[lines_at[:-1, None] + u // 2 + window].mean(axis=1).mean(axis=0)
+        out.append((np.asarray(e, np.float64), np.asarray(on - mid, np.float64)))
     return out[0], out[1]
 
 

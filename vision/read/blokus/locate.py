@@ -68,25 +68,25 @@ def board_masks(small: U8) -> list[U8]:
 
 
 def grid_segments(small: U8, k: int) -> list[U8]:
-    """Two masks (255) closed over about two squares: where straight segments of the picture's two
-    main directions lie (the grid lines and the board's edges), and where the two directions cross
-    (the grid's crossings, one every square). A table as light and grey as the board (marble, a
-    pale cloth) has curved or scattered markings, few of them straight, fewer still crossing in
-    the board's two directions."""
+    """Masks (255) closed over about two squares: where straight segments of the picture's two main
+    directions lie (the grid lines and the board's edges), and where the two directions cross (the
+    grid's crossings, one every square); then both again opened over two squares. A table as light
+    and grey as the board (marble, a pale cloth) has curved or scattered markings, few of them
+    straight, fewer still crossing in the board's two directions."""
     # local contrast first: faint grid lines under a dim lamp still give segments
     g = cv2.createCLAHE(3.0, (8, 8)).apply(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
     side = max(small.shape[:2])
     mask = np.zeros(small.shape[:2], np.uint8)
     found = cv2.createLineSegmentDetector().detect(g)[0]
     if found is None:
-        return [mask, mask]
+        return [mask] * 4
     segs = np.asarray(found, np.float64).reshape(-1, 4)
     d = segs[:, 2:] - segs[:, :2]
     length = np.hypot(d[:, 0], d[:, 1])
     keep = length > side / 90
     segs, d, length = segs[keep], d[keep], length[keep]
     if len(segs) == 0:
-        return [mask, mask]
+        return [mask] * 4
     ang = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180
     hist = np.zeros(180)
     np.add.at(hist, ang.astype(int) % 180, length)
@@ -106,7 +106,10 @@ def grid_segments(small: U8, k: int) -> list[U8]:
     # where either family lies, and where the two cross (the grid's crossings, one every square)
     both = cv2.bitwise_or(families[0], families[1])
     cross = cv2.bitwise_and(families[0], families[1])
-    return [np.asarray(cv2.morphologyEx(m, cv2.MORPH_CLOSE, wide), np.uint8) for m in (both, cross)]
+    closed = [np.asarray(cv2.morphologyEx(m, cv2.MORPH_CLOSE, wide), np.uint8) for m in (both, cross)]
+    # and each also opened as wide: stray segments just off the board are no corner of it (but a
+    # board with few clear lines near an edge may lose that edge, so both are kept)
+    return closed + [np.asarray(cv2.morphologyEx(m, cv2.MORPH_OPEN, wide), np.uint8) for m in closed]
 
 
 def _angle_apart_deg(a: F64, b: float) -> F64:

@@ -151,7 +151,9 @@ def run_blokus_games(args: argparse.Namespace, size: tuple[int, int]) -> int:
                 from lab.render.blokus import render_blokus
 
                 br = render_blokus(seed, game, hard=diff == "hard")
-                image, labels = br.image, {"truth": br.truth, "style": {}, "camera": {}}
+                image = br.image
+                labels = {"truth": br.truth, "style": {}, "camera": {},
+                          "board": {"corners_px": np.asarray(br.corners_px, np.float64).tolist()}}
             render_s.append(time.perf_counter() - t0)
             r = read_frame(game, image, labels)
             res.append(r)

@@ -35,6 +35,8 @@ BANDS = 5
 MAX_SHIFT = 3
 #: rounds of per-line refinement after the first whole-grid fit
 REFINE_ROUNDS = 2
+#: a band is crossed by grid lines when its crossing strength is this share of the grid's typical band
+CROSSED_SHARE = 0.3
 
 
 @dataclass(frozen=True)
@@ -211,33 +213,66 @@ def _robust_line(t: F64, v: F64) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def line_energies(pyr: Pyramid, h: F64, n: int, reach: int = 2) -> tuple[F64, F64]:
-    """Edge strength along each grid line from ``-reach`` to ``n + reach`` (columns' lines, then
-    rows' lines), each the mean |gradient| across the grid's span at the line's position."""
+def axis_evidence(pyr: Pyramid, h: F64, n: int, reach: int) -> tuple[tuple[F64, F64], tuple[F64, F64]]:
+    """For columns, then rows, from ``-reach`` to ``n + reach``: each grid line's edge strength (the
+    largest summed |gradient| across the grid's span within 2 px of it), and each band's crossing
+    strength (band ``j`` lies between lines ``j`` and ``j + 1``; how much stronger the other
+    family's lines are inside it than the middles of the squares between them). A row of squares
+    is crossed by the column lines; the board's plain rim, and the table beyond, are not."""
     u, m = FIT_UNIT, reach + 1
     view = pyr.view(h, (n + 2 * m) * u, u, m)
-    px, py = edge_profiles(view, m * u, (n + m) * u)
+    g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3))
+    gy = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
+    ks = np.arange(-reach, n + reach + 1)
+    lines_at = (np.arange(n + 1) + m) * u  # view pixels just after the other family's lines
     out = []
-    for prof in (px, py):
+    # along x: the column lines' strength in gx, and the column bands crossed by the row lines (gy)
+    for along, across in ((gx, gy), (gy.T, gx.T)):
+        prof = along[m * u:(n + m) * u].sum(axis=0)
         e = []
-        for k in range(-reach, n + reach + 1):
+        for k in ks:
             x = (k + m) * u - 0.5
             lo, hi = max(0, round(x - 2)), min(len(prof), round(x + 3))
             e.append(float(prof[lo:hi].max()) if hi > lo else 0.0)
-        out.append(np.asarray(e, np.float64))
+        # band k: view columns between lines k and k + 1, less a sixth of a square each side;
+        # each band summed across into a profile over the other family's lines (one column each)
+        starts = (ks + m) * u + u // 6
+        cuts = np.stack([starts, starts + u - 2 * (u // 6)], axis=1).ravel()
+        bands = np.add.reduceat(across, cuts, axis=1)[:, ::2].astype(np.float64)
+        window = np.arange(-3, 2)
+        on = bands[lines_at[:, None] + window].max(axis=1).mean(axis=0)
+        mid = bands[lines_at[:-1, None] + u // 2 + window].mean(axis=1).mean(axis=0)
+        out.append((np.asarray(e, np.float64), np.asarray(on - mid, np.float64)))
     return out[0], out[1]
 
 
+def window_shift(energy: F64, cross: F64, n: int, reach: int) -> int:
+    """Whole squares to move an axis's window of ``n`` squares by (within ``MAX_SHIFT``), from the
+    lines' ``energy`` and the bands' ``cross`` at ``-reach … n + reach``. A band is a row (or
+    column) of squares when the other family's lines cross it clearly (``CROSSED_SHARE`` of the
+    grid's typical band); the window takes in as many such bands as it can, and one just outside
+    it counts against it twice: the rim beyond the grid is plain, whatever edges it has (the
+    board's outer edge a whole square out looks like one more grid line by strength alone). Ties
+    go to the window whose ``n + 1`` lines are strongest, then to the smallest move."""
+    inner = cross[reach + 1:reach + n - 1]
+    crossed = cross > CROSSED_SHARE * max(float(np.median(inner)), 1e-9)
+    best: tuple[float, float, float, int] | None = None
+    for s in range(-MAX_SHIFT, MAX_SHIFT + 1):
+        a = reach + s  # index of the window's first band (and first line)
+        score = float(crossed[a:a + n].sum()) - 2.0 * float(crossed[a - 1] + crossed[a + n])
+        key = (score, float(energy[a:a + n + 1].sum()), -abs(s), s)
+        if best is None or key > best:
+            best = key
+    return 0 if best is None else int(best[3])
+
+
 def best_shift(pyr: Pyramid, h: F64, n: int) -> tuple[int, int]:
-    """Whole squares (columns, rows) to move the grid window by so its ``n + 1`` lines are the
-    strongest run: the rim beyond the outer lines is flat, a window one square off takes in a
-    line that is not there."""
+    """Whole squares (columns, rows) to move the grid window by so it spans the board's squares and
+    no more (``window_shift`` on each axis)."""
     reach = MAX_SHIFT + 1
-    shifts = []
-    for e in line_energies(pyr, h, n, reach):
-        sums = [e[reach + s: reach + s + n + 1].sum() for s in range(-MAX_SHIFT, MAX_SHIFT + 1)]
-        shifts.append(int(np.argmax(sums)) - MAX_SHIFT)
-    return shifts[0], shifts[1]
+    (ex, cx), (ey, cy) = axis_evidence(pyr, h, n, reach)
+    return window_shift(ex, cx, n, reach), window_shift(ey, cy, n, reach)
 
 
 def shifted(h: F64, dx: int, dy: int) -> F64:

@@ -26,6 +26,10 @@ WORK_SIDE = 900
 MASK_THRESHOLDS = ((40, 150), (60, 170), (28, 130), (80, 200))
 #: distances from the table's colour (8-bit Lab units) above which a pixel counts as not table
 TABLE_DISTANCES = (14.0, 24.0)
+#: the picture's second main direction of straight segments lies at least this far from the first (degrees)
+SEGMENT_FAMILIES_APART = 35.0
+#: segments within this many degrees of a main direction belong to it (perspective bends the families)
+SEGMENT_SPREAD = 12.0
 #: a candidate blob covers at least this share of the picture
 MIN_AREA_SHARE = 0.03
 
@@ -41,8 +45,9 @@ def working_copy(image: U8) -> tuple[U8, float]:
 
 
 def board_masks(small: U8) -> list[U8]:
-    """Binary masks (255 = maybe board) for each threshold pair of ``MASK_THRESHOLDS``, on the copy
-    white-balanced on its brightest pixels (the light plate, under a lamp of any colour)."""
+    """Binary masks (255 = maybe board): for each threshold pair of ``MASK_THRESHOLDS``, on the copy
+    white-balanced on its brightest pixels (the light plate, under a lamp of any colour); far from
+    the table's colour; dense in edges; and covered by the grid's straight segments."""
     hsv = cv2.cvtColor(white_balanced(small), cv2.COLOR_BGR2HSV)
     s, v = hsv[:, :, 1], hsv[:, :, 2]
     light = v >= np.percentile(v, 35)
@@ -57,9 +62,59 @@ def board_masks(small: U8) -> list[U8]:
     for r in raw:
         m = r.astype(np.uint8) * 255
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
         out.append(np.asarray(m, np.uint8))
-    return out
+    out += grid_segments(small, k)
+    return [np.asarray(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), np.uint8) for m in out]
+
+
+def grid_segments(small: U8, k: int) -> list[U8]:
+    """Masks (255) closed over about two squares: where straight segments of the picture's two main
+    directions lie (the grid lines and the board's edges), and where the two directions cross (the
+    grid's crossings, one every square); then both again opened over two squares. A table as light
+    and grey as the board (marble, a pale cloth) has curved or scattered markings, few of them
+    straight, fewer still crossing in the board's two directions."""
+    # local contrast first: faint grid lines under a dim lamp still give segments
+    g = cv2.createCLAHE(3.0, (8, 8)).apply(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    side = max(small.shape[:2])
+    mask = np.zeros(small.shape[:2], np.uint8)
+    found = cv2.createLineSegmentDetector().detect(g)[0]
+    if found is None:
+        return [mask] * 4
+    segs = np.asarray(found, np.float64).reshape(-1, 4)
+    d = segs[:, 2:] - segs[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    keep = length > side / 90
+    segs, d, length = segs[keep], d[keep], length[keep]
+    if len(segs) == 0:
+        return [mask] * 4
+    ang = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180
+    hist = np.zeros(180)
+    np.add.at(hist, ang.astype(int) % 180, length)
+    hist = np.convolve(np.r_[hist[-7:], hist, hist[:7]], np.ones(15), "valid")
+    first = int(np.argmax(hist))
+    apart = _angle_apart_deg(np.arange(180.0), first) > SEGMENT_FAMILIES_APART
+    second = int(np.argmax(np.where(apart, hist, -1.0)))
+    thick = max(1, k // 3)
+    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    families = []
+    for main in (first, second):
+        fam = np.zeros_like(mask)
+        for x0, y0, x1, y1 in segs[_angle_apart_deg(ang, main) < SEGMENT_SPREAD]:
+            cv2.line(fam, (round(x0), round(y0)), (round(x1), round(y1)), 255, thick)
+        families.append(cv2.dilate(fam, near))
+    wide = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * k + 1, 2 * k + 1))
+    # where either family lies, and where the two cross (the grid's crossings, one every square)
+    both = cv2.bitwise_or(families[0], families[1])
+    cross = cv2.bitwise_and(families[0], families[1])
+    closed = [np.asarray(cv2.morphologyEx(m, cv2.MORPH_CLOSE, wide), np.uint8) for m in (both, cross)]
+    # and each also opened as wide: stray segments just off the board are no corner of it (but a
+    # board with few clear lines near an edge may lose that edge, so both are kept)
+    return closed + [np.asarray(cv2.morphologyEx(m, cv2.MORPH_OPEN, wide), np.uint8) for m in closed]
+
+
+def _angle_apart_deg(a: F64, b: float) -> F64:
+    """Angles (degrees) between undirected directions ``a`` and ``b``."""
+    return np.asarray(np.abs((a - b + 90.0) % 180.0 - 90.0), np.float64)
 
 
 def edge_density(small: U8, k: int) -> NDArray[np.bool_]:
@@ -220,6 +275,8 @@ def quads_from_lines(contour: NDArray[np.int32], area: float, per_side: int = 3)
             kept.append((float(rho), float(theta)))
         if len(kept) >= 40:
             break
+    if not kept:  # OpenCV may answer an empty array rather than None
+        return []
     m = cv2.moments(contour)
     cx, cy = m["m10"] / max(m["m00"], 1e-9) - (x0 - 2), m["m01"] / max(m["m00"], 1e-9) - (y0 - 2)
     t1 = kept[0][1]

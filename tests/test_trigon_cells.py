@@ -57,7 +57,7 @@ def test_run_time_needs_no_torch() -> None:
 def test_verdicts_in_cell_table_order() -> None:
     f = _frame(HARD_FOR_RULE[1])
     h = true_homography(f)
-    verdicts, view = classify_cells(f.image, h, plate_radius(f))  # the default: the shared model
+    verdicts, view = classify_cells(f.image, h, plate_radius(f), method="shared")
     assert len(verdicts) == len(cell_table(9)[0]) == 486
     assert view.ndim == 3 and view.shape[2] == 3 and view.dtype == np.uint8
     assert all(isinstance(v, CellColour) and 0.0 <= v.confidence <= 1.0 for v in verdicts)
@@ -109,7 +109,7 @@ def test_empty_board_reads_empty(seed: int, difficulty: str, board: str, light: 
     verdicts, _ = classify_cells(f.image, h, plate_radius(f), method="net")
     assert [v.colour for v in verdicts] == [None] * 486
     if not f.labels["scene"]["hands"]:  # the shared model reads what shows: skin under a hand may read red
-        shared, _ = classify_cells(f.image, h, plate_radius(f))
+        shared, _ = classify_cells(f.image, h, plate_radius(f), method="shared")
         assert [v.colour for v in shared] == [None] * 486
     if f.labels["scene"]["hands"]:  # the normal frames have a hand over the board: the rule reads it as pieces
         rule = classify_cells_rule(f.image, h, plate_radius(f))[0]

@@ -2,23 +2,25 @@
 
 Three methods (``classify_cells``' ``method``):
 
-``"shared"`` (default): the piece-colour model shared with the square Blokus boards
+``"shared"``: the piece-colour model shared with the square Blokus boards
 (``vision.read.piece_colours``): each triangle's inner part is sampled from the fine straight-on
 view (``net_view``) at 28 evenly spread points over the triangle shrunk by ``TRI_SHRINK``, and
-classified among Trigon's four colours relative to the board's reference grey,
-glare left out (``trigon_samples``, ``classify_cells_shared``).
+classified among Trigon's four colours relative to the board's reference grey, glare left out
+(``trigon_samples``, ``classify_cells_shared``).
 
-``"net"``: a small fully-convolutional net (``vision/models/trigon_cells.npz``, trained on
-rendered frames by ``lab/train/train_trigon_cells.py``) over the board seen straight on at
-``NET_UNIT`` pixels per cell edge. Its input is the view's log colour relative to a reference grey:
-the median colour of the least coloured 40 % of the triangles (most triangles are empty, and the
-covered ones spread over four hues), so the board's own tint and the light's colour cancel; the
-reference's own tint and brightness are extra constant input planes, and a picture-wide
-average of the features feeds back into the last layer (board and light as context). Per-pixel
-class scores (empty, blue, yellow, red, green) at half that resolution are averaged over each
-triangle's inner part and turned into probabilities. Triangles under a hand were trained towards a
-flat distribution with empty on top, so there the net answers "empty" with low confidence.
-Inference is numpy: 20–45 ms a picture on one core (view, input, net and verdicts; 720p–1080p).
+``"net"`` (default: on both renderers it reads more boards entirely right than the shared model,
+which gets more cells right on ray-traced pictures but reads casts and hands as pieces): a small
+fully-convolutional net (``vision/models/trigon_cells.npz``, trained on rendered frames by
+``lab/train/train_trigon_cells.py``) over the board seen straight on at ``NET_UNIT`` pixels per cell
+edge. Its input is the view's log colour relative to a reference grey: the median colour of the
+least coloured 40 % of the triangles (most triangles are empty, and the covered ones spread over
+four hues), so the board's own tint and the light's colour cancel; the reference's own tint and
+brightness are extra constant input planes, and a picture-wide average of the features feeds back
+into the last layer (board and light as context). Per-pixel class scores (empty, blue, yellow, red,
+green) at half that resolution are averaged over each triangle's inner part and turned into
+probabilities. Triangles under a hand were trained towards a flat distribution with empty on top, so
+there the net answers "empty" with low confidence. Inference is numpy: 20–45 ms a picture on one
+core (view, input, net and verdicts; 720p–1080p).
 
 ``"rule"`` (the earlier method, kept for comparison): the view white-balanced on the plain rim (von
 Kries gains that make the rim neutral grey); Lab chroma and hue relative to that grey; a triangle
@@ -357,11 +359,11 @@ def board_view(image: U8, h_board_img: F64, size: int, unit: float = VIEW_UNIT) 
     return np.asarray(cv2.warpPerspective(image, hv, (size, size), flags=cv2.INTER_LINEAR), np.uint8)
 
 
-def classify_cells(image: U8, h_board_img: F64, plate_radius: float, side: int = 9, *, method: str = "shared"
+def classify_cells(image: U8, h_board_img: F64, plate_radius: float, side: int = 9, *, method: str = "net"
                    ) -> tuple[list[CellColour], U8]:
     """A verdict for every cell of ``cell_table(9)`` (side-9 frame) and the white-balanced view, by
-    ``method``: ``"shared"`` (the piece-colour model shared with the square boards), ``"net"`` (the
-    Trigon cell net) or ``"rule"`` (rim white balance + chroma
+    ``method``: ``"net"`` (the Trigon cell net), ``"shared"`` (the piece-colour model shared with the
+    square boards) or ``"rule"`` (rim white balance + chroma
     threshold; ``plate_radius`` and ``side`` matter to the rule only)."""
     if method not in ("shared", "net", "rule"):
         raise ValueError(f"unknown Trigon cell method {method!r} (shared, net or rule)")

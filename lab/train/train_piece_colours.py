@@ -21,7 +21,8 @@ on a 2-core machine shared with other work)::
 
 Project frames: 120 Trigon (536 s), 80 classic, 80 Duo (~450 s each); renderer B: 20 Trigon, 19 classic
 and 19 Duo tables at 1280 × 960, normal quality (30–190 s each beside the other work). Training:
-~600,000 cell rows (two views and two gain copies of each), 15 epochs, about 4 minutes of one core.
+~650,000 cell rows (two views, each with two more gain copies), 15 epochs: 32 s of training after about
+a minute turning samples into features, on one core.
 Check on the benchmark's renderer-B frames, colour alone at the true geometry:
 ``python3 -m lab.train.train_piece_colours evaluate --cache /work/cache/i53b/b``.
 

@@ -3,12 +3,13 @@ renderer B's pictures (``lab/render/povray/blokus.py``: ray-traced translucent p
 cups and spare pieces, daylight to warm lamps; docs/RENDERER_B.md), and ``--game blokus|blokus_duo``
 on the project's renderer (``lab/render/blokus.py``, rows ``normal`` and ``hard``).
 
-Rows: frames, boards located (%), cells right (% of the cells of located boards, and of all
-boards), perfect boards (%: every cell of the board right, empty ones included), wrong cells,
-median / p95 ms per read (OpenCV on one thread; rendering not counted). Then the boards by cause
-(not located; registered off: a found corner half a cell or more from the true one; colours: cells
-wrong on a board located right), the wrong cells by cause (on boards located right: a piece's cell
-read empty, an empty cell read as a colour, one colour read as another) and the frames by look
+Rows: frames, boards located (%), cells right (% of the cells of located boards, of all
+boards, and of the boards registered right: colour apart from registration), perfect boards (%:
+every cell of the board right, empty ones included), wrong cells, median / p95 ms per read
+(OpenCV on one thread; rendering not counted). Then the boards by cause (not located;
+registered off: a found corner half a cell or more from the true one; colours: cells wrong on a
+board located right), the wrong cells by cause (on boards located right: a piece's cell read
+empty, an empty cell read as a colour, one colour read as another) and the frames by look
 (board plastic, light warmth, camera tilt) with their perfect share. Frame ``i`` uses seed
 ``--seed + i``; ``--cache DIR`` keeps the renders.
 """
@@ -177,17 +178,19 @@ def run_blokus_games(args: argparse.Namespace, size: tuple[int, int]) -> int:
                 looks[k][2] += int(perfect)
             r["perfect"] = perfect
         located = [r for r in res if r["located"]]
+        registered = [r for r in located if board_cause(r) != "registered off"]
         ms = np.array([r["ms"] for r in (located or res)])  # no board located: the time to give up
         table.append([row, len(res),
                       100.0 * len(located) / len(res),
                       100.0 * sum(r["ok"] for r in located) / max(1, sum(r["n"] for r in located)),
                       100.0 * sum(r["ok"] for r in res) / max(1, sum(r["n"] for r in res)),
+                      100.0 * sum(r["ok"] for r in registered) / max(1, sum(r["n"] for r in registered)),
                       100.0 * sum(r["perfect"] for r in res) / len(res),
                       sum(len(r["wrong"]) for r in res),
                       float(np.median(ms)), float(np.percentile(ms, 95))])
     unit = "cells" if game == "trigon" else "squares"
     print(format_table(["row", "frames", "located %", f"{unit} right % (located)", f"{unit} right % (all)",
-                        "perfect %", f"wrong {unit}", "median ms", "p95 ms"], table,
+                        f"{unit} right % (registered)", "perfect %", f"wrong {unit}", "median ms", "p95 ms"], table,
                        title=f"companion bench read --game {game} --renderer {renderer} "
                              + (f"({size[0]}x{size[1]}, " if renderer == "povray" else "(")
                              + f"seed {args.seed}), OpenCV on 1 thread"))

@@ -1,9 +1,19 @@
 """Each square's colour: empty or one of the game's piece colours.
 
-The board is sampled straight on at ``UNIT`` pixels per square; a square's colour is the
-per-channel median of its inner part (``INNER`` of its side), so the grid lines, the dark edges
-of piece squares and most reflections stay out, and pixels blown out by glare are left out of
-the median when the rest of the patch allows. The white balance comes from the board itself:
+Two methods (``square_verdicts``' ``method``):
+
+``"shared"`` (default): the piece-colour model shared with Trigon (``vision.read.piece_colours``)
+tells covered squares from empty ones: each square's inner ``SHARED_INNER`` share is sampled at
+7 × 7 points of the straight-on view (``square_samples``) and judged relative to the board's
+reference grey, glare left out. A covered square then takes the nearest of the picture's own
+piece colours (``picture_colours``: the rule's k-means below, over the covered squares only), so
+an edition whose green is bluish, or a camera's cast, is read by the picture's own colours.
+
+``"rule"`` (the earlier method, kept for comparison): the board is sampled straight on at
+``UNIT`` pixels per square; a square's colour is the per-channel median of its inner part
+(``INNER`` of its side), so the grid lines, the dark edges of piece squares and most reflections
+stay out, and pixels blown out by glare are left out of the median when the rest of the patch
+allows. The white balance comes from the board itself:
 the least saturated of the brightest squares are taken as empty, and von Kries gains make their
 median neutral. In CIE Lab of the balanced colours, a square whose chroma stays below the gap
 between the empty squares and the pieces is empty; the others go to the nearest of the game's
@@ -19,6 +29,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+from vision.read import piece_colours
 
 F64 = NDArray[np.float64]
 U8 = NDArray[np.uint8]
@@ -155,3 +167,67 @@ def classify_squares(bgr: F64, colours: tuple[str, ...]) -> list[list[SquareColo
             row.append(SquareColour(colours[int(order[i, 0])], 0.5 + 0.5 * min(edge, margin), ch))
         out.append(row)
     return out
+
+
+#: share of a square's side the shared model samples
+SHARED_INNER = 0.6
+
+
+def square_samples(image: U8, h_units_img: F64, n: int) -> U8:
+    """Every square's samples (n² squares, rows from the top, × 49 × 3 BGR) from the straight-on view."""
+    return piece_colours.samples(board_view(image, h_units_img, n), piece_colours.square_points(n, UNIT, SHARED_INNER))
+
+
+def classify_squares_shared(image: U8, h_units_img: F64, n: int, colours: tuple[str, ...]) -> list[list[SquareColour]]:
+    """Verdicts (rows from the top) among ``colours``: the shared model tells covered from empty
+    within the rule's sure bounds (chroma below ``CHROMA_LOW`` empty, above ``CHROMA_HIGH``
+    covered); a covered square takes the nearest of the picture's own piece colours
+    (``picture_colours``)."""
+    view = board_view(image, h_units_img, n)
+    raw = piece_colours.samples(view, piece_colours.square_points(n, UNIT, SHARED_INNER))
+    _verdicts, p = piece_colours.classify(raw, colours)
+    lab = to_lab(white_balance(balanced_medians(view, n))).reshape(-1, 3)
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    # the rule's sure bounds hold over the model: a square as colourful as a piece is one (colours
+    # beyond what the renders showed, like a real edition's saturated blue), a grey one is empty
+    covered = ((p[:, 0] < 0.5) & (chroma >= CHROMA_LOW)) | (chroma >= CHROMA_HIGH)
+    p[:, 0] = np.where(covered, np.minimum(p[:, 0], 0.49), np.maximum(p[:, 0], 0.51))
+    near, margin = picture_colours(lab[:, 1:], covered, colours)
+    out = [SquareColour(colours[int(near[i])] if covered[i] else None,
+                        float(min(1.0 - p[i, 0], 0.5 + 0.5 * margin[i]) if covered[i] else p[i, 0]), float(chroma[i]))
+           for i in range(n * n)]
+    return [out[r * n:(r + 1) * n] for r in range(n)]
+
+
+def picture_colours(ab: F64, covered: NDArray[np.bool_], colours: tuple[str, ...]) -> tuple[NDArray[np.int64], F64]:
+    """The nearest of the picture's own piece colours for every square (index into ``colours``) and
+    its margin 0–1 over the second nearest: centres start at the nominal colours (``PROTOTYPES``,
+    Lab a*b*) and move to the medians of the covered squares nearest them (``KMEANS_ROUNDS``), so
+    a lamp's or a camera's cast, or an edition's own shades (a bluish green), shift them together."""
+    centres = to_lab(np.array([PROTOTYPES[c][::-1] for c in colours], np.float64))[:, 1:]
+    for _ in range(KMEANS_ROUNDS):
+        d = np.linalg.norm(ab[:, None, :] - centres[None, :, :], axis=2)
+        near = np.argmin(d, axis=1)
+        for k in range(len(colours)):
+            sel = covered & (near == k)
+            if sel.sum() >= 3:
+                centres[k] = np.median(ab[sel], axis=0)
+    d = np.linalg.norm(ab[:, None, :] - centres[None, :, :], axis=2)
+    order = np.argsort(d, axis=1)
+    rows = np.arange(len(ab))
+    best = d[rows, order[:, 0]]
+    second = d[rows, order[:, 1]] if len(colours) > 1 else np.full(len(ab), np.inf)
+    margin = np.where(np.isfinite(second), np.clip((second - best) / np.maximum(second, 1e-6) * 2, 0, 1), 1.0)
+    return np.asarray(order[:, 0], np.int64), np.asarray(margin, np.float64)
+
+
+def square_verdicts(image: U8, h_units_img: F64, n: int, colours: tuple[str, ...], method: str = "shared"
+                    ) -> list[list[SquareColour]]:
+    """Verdicts for the ``n``×``n`` board (rows from the top) among ``colours``, by ``method``:
+    ``"shared"`` (the piece-colour model shared with Trigon) or ``"rule"`` (white balance, chroma
+    gap, k-means to the picture's colours)."""
+    if method == "shared":
+        return classify_squares_shared(image, h_units_img, n, colours)
+    if method == "rule":
+        return classify_squares(balanced_medians(board_view(image, h_units_img, n), n), colours)
+    raise ValueError(f"unknown square colour method {method!r} (shared or rule)")

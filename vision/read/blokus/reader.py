@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.locate import BoardNotLocatedError
-from vision.read.blokus.colours import balanced_medians, board_view, classify_squares
+from vision.read.blokus.colours import board_view, square_verdicts
 from vision.read.blokus.geometry import GAME_COLOURS, board_size, square_name
 from vision.read.blokus.grid import GridFit, Pyramid, first_fit, fit_grid
 from vision.read.blokus.locate import candidate_quads, working_copy
@@ -76,8 +76,7 @@ def read_blokus(image: NDArray[np.uint8], calibration: dict[str, Any] | None = N
     fit = locate_grid(img, n)
     h = upright(fit.homography, n)
     t1 = time.perf_counter()
-    view = board_view(img, h, n)
-    verdicts = classify_squares(balanced_medians(view, n), GAME_COLOURS[game])
+    verdicts = square_verdicts(img, h, n, GAME_COLOURS[game])
     t2 = time.perf_counter()
     out = [BlokusSquare(square_name(c, r, n), v.colour, v.confidence)
            for r, row in enumerate(verdicts) for c, v in enumerate(row) if v.colour is not None]
@@ -85,7 +84,7 @@ def read_blokus(image: NDArray[np.uint8], calibration: dict[str, Any] | None = N
     if debug_dir is not None:
         d = Path(debug_dir)
         d.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(d / "blokus_board.png"), view)
+        cv2.imwrite(str(d / "blokus_board.png"), board_view(img, h, n))
         rows = [{"cell": square_name(c, r, n), "colour": v.colour, "confidence": round(v.confidence, 3),
                  "chroma": round(v.chroma, 1)} for r, row in enumerate(verdicts) for c, v in enumerate(row)]
         (d / "blokus_squares.json").write_text(json.dumps({"squares": rows}, indent=1) + "\n", encoding="utf-8")

@@ -1,18 +1,26 @@
 """Classify each Trigon triangle as empty or covered by a blue, yellow, red or green piece.
 
-Two methods (``classify_cells``' ``method``):
+Three methods (``classify_cells``' ``method``):
 
-``"net"`` (default): a small fully-convolutional net (``vision/models/trigon_cells.npz``, trained on
-rendered frames by ``lab/train/train_trigon_cells.py``) over the board seen straight on at
-``NET_UNIT`` pixels per cell edge. Its input is the view's log colour relative to a reference grey:
-the median colour of the least coloured 40 % of the triangles (most triangles are empty, and the
-covered ones spread over four hues), so the board's own tint and the light's colour cancel; the
-reference's own tint and brightness are extra constant input planes, and a picture-wide
-average of the features feeds back into the last layer (board and light as context). Per-pixel
-class scores (empty, blue, yellow, red, green) at half that resolution are averaged over each
-triangle's inner part and turned into probabilities. Triangles under a hand were trained towards a
-flat distribution with empty on top, so there the net answers "empty" with low confidence.
-Inference is numpy: 20–45 ms a picture on one core (view, input, net and verdicts; 720p–1080p).
+``"shared"``: the piece-colour model shared with the square Blokus boards
+(``vision.read.piece_colours``): each triangle's inner part is sampled from the fine straight-on
+view (``net_view``) at 28 evenly spread points over the triangle shrunk by ``TRI_SHRINK``, and
+classified among Trigon's four colours relative to the board's reference grey, glare left out
+(``trigon_samples``, ``classify_cells_shared``).
+
+``"net"`` (default: on both renderers it reads more boards entirely right than the shared model,
+which gets more cells right on ray-traced pictures but reads casts and hands as pieces): a small
+fully-convolutional net (``vision/models/trigon_cells.npz``, trained on rendered frames by
+``lab/train/train_trigon_cells.py``) over the board seen straight on at ``NET_UNIT`` pixels per cell
+edge. Its input is the view's log colour relative to a reference grey: the median colour of the
+least coloured 40 % of the triangles (most triangles are empty, and the covered ones spread over
+four hues), so the board's own tint and the light's colour cancel; the reference's own tint and
+brightness are extra constant input planes, and a picture-wide average of the features feeds back
+into the last layer (board and light as context). Per-pixel class scores (empty, blue, yellow, red,
+green) at half that resolution are averaged over each triangle's inner part and turned into
+probabilities. Triangles under a hand were trained towards a flat distribution with empty on top, so
+there the net answers "empty" with low confidence. Inference is numpy: 20–45 ms a picture on one
+core (view, input, net and verdicts; 720p–1080p).
 
 ``"rule"`` (the earlier method, kept for comparison): the view white-balanced on the plain rim (von
 Kries gains that make the rim neutral grey); Lab chroma and hue relative to that grey; a triangle
@@ -33,6 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.nets import MODELS_DIR, conv3x3, load_weights, softmax
+from vision.read import piece_colours
 from vision.read.trigon.geometry import SQRT3, cell_table, hexagon_corners
 
 F32 = NDArray[np.float32]
@@ -289,6 +298,47 @@ def classify_cells_net(image: U8, h_board_img: F64, net: CellNet | None = None
 
 
 # ----------------------------------------------------------------------------------------------
+# the shared piece-colour model
+
+#: triangles are sampled over their inner part, shrunk by this factor towards the centroid, at
+#: ``(TRI_LEVELS + 1)(TRI_LEVELS + 2) / 2`` points
+TRI_SHRINK = 0.7
+TRI_LEVELS = 6
+
+
+@lru_cache(maxsize=1)
+def _triangle_points() -> F64:
+    _cells, verts, _cents = cell_table(9)
+    unit, size = 2 * NET_UNIT, 2 * NET_SIZE
+    return piece_colours.triangle_points(verts * unit + (size - 1) / 2, TRI_SHRINK, TRI_LEVELS)
+
+
+def _samples_and_view(image: U8, h_board_img: F64) -> tuple[U8, NDArray[np.bool_], U8]:
+    _view, valid, fine = net_view(image, h_board_img)
+    inside = cell_means(valid.reshape(-1, 1).astype(np.float32))[:, 0] > 0.99
+    return piece_colours.samples(fine, _triangle_points()), np.asarray(inside, np.bool_), fine
+
+
+def trigon_samples(image: U8, h_board_img: F64) -> tuple[U8, NDArray[np.bool_]]:
+    """Every ``cell_table(9)`` triangle's samples (cells × K × 3 BGR) from the fine straight-on view,
+    and which triangles lie wholly in the picture."""
+    raw, inside, _fine = _samples_and_view(image, h_board_img)
+    return raw, inside
+
+
+def classify_cells_shared(image: U8, h_board_img: F64) -> tuple[list[CellColour], U8]:
+    """The shared model's verdicts (``cell_table(9)`` order) and the fine view balanced on the
+    board's reference grey."""
+    raw, inside, fine = _samples_and_view(image, h_board_img)
+    verdicts, _p = piece_colours.classify(raw, COLOURS, inside)
+    _feats, ref = piece_colours.features(raw, inside)
+    grey = np.exp(ref) - piece_colours.LOG_EPS
+    gains = (grey.mean() / np.maximum(grey, 1.0)).astype(np.float32)
+    balanced = np.clip(fine.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+    return [CellColour(v.colour, v.confidence, v.chroma, v.hue) for v in verdicts], balanced
+
+
+# ----------------------------------------------------------------------------------------------
 # the rule (kept for comparison)
 
 
@@ -312,10 +362,13 @@ def board_view(image: U8, h_board_img: F64, size: int, unit: float = VIEW_UNIT) 
 def classify_cells(image: U8, h_board_img: F64, plate_radius: float, side: int = 9, *, method: str = "net"
                    ) -> tuple[list[CellColour], U8]:
     """A verdict for every cell of ``cell_table(9)`` (side-9 frame) and the white-balanced view, by
-    ``method``: ``"net"`` (the learned classifier) or ``"rule"`` (rim white balance + chroma
+    ``method``: ``"net"`` (the Trigon cell net), ``"shared"`` (the piece-colour model shared with the
+    square boards) or ``"rule"`` (rim white balance + chroma
     threshold; ``plate_radius`` and ``side`` matter to the rule only)."""
-    if method not in ("net", "rule"):
-        raise ValueError(f"unknown Trigon cell method {method!r} (net or rule)")
+    if method not in ("shared", "net", "rule"):
+        raise ValueError(f"unknown Trigon cell method {method!r} (shared, net or rule)")
+    if method == "shared":
+        return classify_cells_shared(image, h_board_img)
     if method == "net":
         verdicts, view, _ = classify_cells_net(image, h_board_img)
         return verdicts, view
@@ -379,5 +432,5 @@ def prototype_hue(rgb: tuple[int, int, int]) -> float:
 
 
 __all__ = ["CLASSES", "COLOURS", "SQRT3", "CellColour", "CellNet", "CellNetMissingError", "board_view",
-           "cell_means", "classify_cells", "classify_cells_net", "classify_cells_rule", "load_cell_net", "net_input",
-           "net_view", "prototype_hue"]
+           "cell_means", "classify_cells", "classify_cells_net", "classify_cells_rule", "classify_cells_shared",
+           "load_cell_net", "net_input", "net_view", "prototype_hue", "trigon_samples"]

@@ -252,3 +252,31 @@ def test_a_sure_tile_is_not_changed_by_a_wrong_one_laid_beside_it() -> None:
     assert [d.kind for d in f.decide(session, reading, frame, META)] == ["illegal"]
     placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal]
     assert [ev.values for ev in placed] == [(2, 2, 4)]
+
+
+def test_a_tile_read_otherwise_after_the_next_players_turn_is_no_take_back_M_S2() -> None:
+    """The last tile's cell read with other values once the next player has drawn and passed: the
+    turn has moved on, so it is no take-back (no undo), and the next tile is still that player's."""
+    from engine.core.events import Draw, Pass
+
+    session = Session(Header(game="triominos", players=("A", "B")))
+    f = TilesFollower("triominos")
+    fmap = _similarity(40.0, 45.0, (640.0, 360.0))
+
+    def look(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], t: float) -> list[tuple[str, int]]:
+        return [(d.kind, d.event.player if d.event is not None else -1)
+                for d in f.decide(session, _tiles_reading(tiles, fmap), Frame(0, t, np.zeros((1, 1, 3))), META)]
+
+    laid = [((0, 0), (2, 3, 4)), ((1, 0), (3, 2, 3))]
+    assert look(laid[:1], 1.0) == [("place", 0)]
+    assert look(laid, 2.0) == [("place", 1)]
+    for _ in range(3):  # A draws three and passes (tapped on the phone): B is to move
+        assert session.submit(Draw(player=0, count=1)).verdict.legal
+    assert session.submit(Pass(player=0)).verdict.legal
+    misread = [laid[0], ((1, 0), (3, 2, 5))]
+    assert look(misread, 3.0) == [] and look(misread, 3.3) == [] and look(misread, 3.6) == []
+    assert look([*laid, ((-1, 0), (4, 1, 2))], 5.0) == [("place", 1)]
+    placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal
+              and hasattr(ev, "cell")]
+    # (cells in the follower's own lattice frame, turned from the test's)
+    assert [(ev.player, tuple(sorted(ev.values))) for ev in placed] == [(0, (2, 3, 4)), (1, (2, 3, 3)), (1, (1, 2, 4))]

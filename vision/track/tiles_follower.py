@@ -439,6 +439,9 @@ class TilesFollower:
         """An ``undo`` of the last tile when its cell shows other values at two rests in a row (a
         wrong tile taken back and the right one laid in its place before the table rested); the
         tile now there is then judged as a new placement."""
+        if last is not None and not _turn_open(session, last[0]):
+            self._changed.reset()  # the turn has moved on: a tile read otherwise is no take-back
+            return None
         now = [] if last is None else [c for c in fits if c is not None
                                         and (c.field, c.cell) == (last[1].field, last[1].cell)]
         changed = last is not None and bool(now) and now[0].values != last[1].values
@@ -504,6 +507,13 @@ def _legal_after(session: Session, correct: Correct, event: TilePlace) -> bool:
     """Whether ``correct`` keeps every placement's verdict and ``event`` is then legal."""
     trial = corrected_trial(session, correct)
     return trial is not None and trial.check(event).legal
+
+
+def _turn_open(session: Session, seq: int) -> bool:
+    """Whether the placement ``seq`` is still the last thing the game holds: no legal event (a draw,
+    a pass, the next player's tile) has followed it, so its player may yet take it back."""
+    later = [s for s, _ev in session.effective_events() if s > seq and session.entries[s - 1].verdict.legal]
+    return not later
 
 
 def _last_place(session: Session) -> tuple[int, TilePlace] | None:

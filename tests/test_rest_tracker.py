@@ -263,7 +263,7 @@ def test_a_tile_read_otherwise_after_the_next_players_turn_is_no_take_back_M_S2(
     f = TilesFollower("triominos")
     fmap = _similarity(40.0, 45.0, (640.0, 360.0))
 
-    def look(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], t: float) -> list[tuple[str, int]]:
+    def look(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], t: float) -> list[tuple[str, int | None]]:
         return [(d.kind, d.event.player if d.event is not None else -1)
                 for d in f.decide(session, _tiles_reading(tiles, fmap), Frame(0, t, np.zeros((1, 1, 3))), META)]
 
@@ -276,7 +276,48 @@ def test_a_tile_read_otherwise_after_the_next_players_turn_is_no_take_back_M_S2(
     misread = [laid[0], ((1, 0), (3, 2, 5))]
     assert look(misread, 3.0) == [] and look(misread, 3.3) == [] and look(misread, 3.6) == []
     assert look([*laid, ((-1, 0), (4, 1, 2))], 5.0) == [("place", 1)]
+    from engine.tritiles.events import TilePlace
+
     placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal
-              and hasattr(ev, "cell")]
+              and isinstance(ev, TilePlace)]
     # (cells in the follower's own lattice frame, turned from the test's)
     assert [(ev.player, tuple(sorted(ev.values))) for ev in placed] == [(0, (2, 3, 4)), (1, (2, 3, 3)), (1, (1, 2, 4))]
+
+
+def _table(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], fmap: FieldMap) -> np.ndarray:
+    """A plain cloth with light tiles on it (a dark dot per corner): the picture the readings are of."""
+    import cv2
+
+    img = np.full((720, 1280, 3), (70, 90, 60), np.uint8)
+    for cell, _values in tiles:
+        px = fmap.to_image(np.array([vertex_xy(v) for v in vertices(cell)]))
+        cen = px.mean(axis=0)
+        inner = cen + (px - cen) * 0.92
+        cv2.fillPoly(img, [np.round(inner).astype(np.int32)], (225, 230, 235))
+        for p in cen + (px - cen) * 0.55:
+            cv2.circle(img, (round(p[0]), round(p[1])), 3, (20, 20, 20), -1)
+    return img
+
+
+def test_a_laid_tile_the_reader_misses_is_no_take_back_until_the_picture_changes_there() -> None:
+    """The last tile missing from the reading at two rests while the picture still shows it there
+    (the reader missed it) is not undone; taken away (the picture changes there), it is."""
+    session = Session(Header(game="triominos", players=("A", "B")))
+    f = TilesFollower("triominos")
+    fmap = _similarity(40.0, 45.0, (640.0, 360.0))
+    laid = [((0, 0), (2, 3, 4)), ((1, 0), (3, 2, 3)), ((-1, 0), (4, 1, 2))]
+
+    Tiles = list[tuple[tuple[int, int], tuple[int, int, int]]]
+
+    def look(tiles: Tiles, shown: Tiles, t: float) -> list[str]:
+        frame = Frame(0, t, _table(shown, fmap))
+        return [d.kind for d in f.decide(session, _tiles_reading(tiles, fmap), frame, META)]
+
+    assert look(laid[:1], laid[:1], 1.0) == ["place"]
+    assert look(laid[:2], laid[:2], 2.0) == ["place"]
+    assert look(laid, laid, 3.0) == ["place"]
+    # the reader misses the last tile twice; the picture shows it where it was
+    assert look(laid[:2], laid, 4.0) == [] and look(laid[:2], laid, 4.3) == [] and look(laid[:2], laid, 4.6) == []
+    assert len([ev for _s, ev in session.effective_events()]) == 3
+    # now it is taken back
+    assert look(laid[:2], laid[:2], 6.0) == [] and look(laid[:2], laid[:2], 6.3) == ["undo"]

@@ -68,6 +68,11 @@ LOOSE_CONFIDENCE = 0.8
 CLEAR_SIDES = 1.5
 #: a laid tile seen again moves its field's points only when found this well (error in sides, confidence)
 REFRESH_ERROR, REFRESH_CONFIDENCE = 0.15, 0.5
+#: a tile's look (``LOOK_PX`` square, light divided out) has changed where a pixel's colour changed by
+#: more than ``LOOK_CHANGE`` (relative), on more than ``LOOK_SHARE`` of the tile
+LOOK_PX, LOOK_CHANGE, LOOK_SHARE = 24, 0.12, 0.25
+#: ... looked for within this share of a side of where the tile was (a small shift of the view)
+LOOK_SHIFT = 0.3
 
 
 @dataclass(frozen=True)
@@ -133,6 +138,9 @@ class TilesFollower:
         self._cands: list[Candidate] = []
         #: cells (field, cell) being looked at again before they are decided (no difference yet)
         self._held: set[tuple[int, Cell]] = set()
+        #: how each laid tile looked where it was last seen well (``tile_look``), and the picture now
+        self._looks: dict[tuple[int, Cell], NDArray[np.float32]] = {}
+        self._image: NDArray[Any] | None = None
 
     # -- the decision ------------------------------------------------------------------------
     def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
@@ -140,6 +148,7 @@ class TilesFollower:
         self.recheck_at = None
         self._held = set()
         self._cands = []
+        self._image = frame.image
         state = session.state
         assert isinstance(state, TileGameState)
         seen = _seen_tiles(reading)
@@ -336,12 +345,18 @@ class TilesFollower:
         del self.points[len(state.tables):]
         for f, table in enumerate(state.tables):
             self.points[f] = {c: p for c, p in self.points[f].items() if c in table.cells}
+        self._looks = {k: v for k, v in self._looks.items() if k[0] < len(self.points) and k[1] in self.points[k[0]]}
 
     def _store(self, cand: Candidate, state: TileGameState) -> None:
         """Remember where a committed tile's corners are."""
         while len(self.points) <= cand.field:
             self.points.append({})
         self.points[cand.field][cand.cell] = np.asarray(cand.tile.corners[list(cand.order)], np.float64)
+        look = tile_look(self._image, cand.tile.corners) if self._image is not None else None
+        if look is not None:
+            self._looks[(cand.field, cand.cell)] = look
+        else:
+            self._looks.pop((cand.field, cand.cell), None)
 
     def _map(self, field: int) -> FieldMap | None:
         """The field's lattice in the picture, fitted to every laid tile's own corners (each tile
@@ -423,9 +438,10 @@ class TilesFollower:
     def _undo(self, session: Session, last: tuple[int, TilePlace] | None, laid: set[tuple[int, Cell]],
               on_laid: set[tuple[int, Cell]], frame: Frame, meta: EventMeta) -> Decision | None:
         """An ``undo`` of the last tile (``last``) when it is gone at two rests in a row while most
-        others are seen."""
+        others are seen, and the picture changed where it lay (a tile the reader misses is still
+        there: it looks as it did)."""
         gone = last is not None and len(laid) >= 2 and (last[1].field, last[1].cell) not in on_laid \
-            and len(on_laid) >= 0.7 * (len(laid) - 1)
+            and len(on_laid) >= 0.7 * (len(laid) - 1) and not self._looks_the_same(last[1].field, last[1].cell)
         if not self._gone.confirmed(last[0] if gone and last is not None else None):
             if gone:
                 self.recheck_at = frame.t + RECHECK_AFTER
@@ -433,6 +449,22 @@ class TilesFollower:
         assert last is not None
         seq, ev = last
         return undo_decision(session, seq, ev, (f"{ev.cell[0]},{ev.cell[1]}",), meta)
+
+    def _looks_the_same(self, field: int, cell: Cell) -> bool:
+        """Whether the picture shows a laid tile's place as it was when the tile was last seen well
+        (``False`` when that is not known)."""
+        before = self._looks.get((field, cell))
+        px = self.points[field].get(cell) if field < len(self.points) else None
+        if before is None or px is None or self._image is None:
+            return False
+        # the table or the camera may have shifted a little (less than ``MOVED``: not followed)
+        side = float(np.mean([np.linalg.norm(px[i] - px[(i + 1) % 3]) for i in range(3)]))
+        steps = np.linspace(-LOOK_SHIFT, LOOK_SHIFT, 9) * side
+        for dx, dy in itertools.product(steps, steps):
+            now = tile_look(self._image, px + np.array([dx, dy]))
+            if now is not None and not looks_changed(before, now):
+                return True
+        return False
 
     def _replaced(self, session: Session, last: tuple[int, TilePlace] | None, fits: list[Candidate | None],
                   frame: Frame, meta: EventMeta) -> Decision | None:
@@ -455,6 +487,42 @@ class TilesFollower:
                                 reason="another tile lies in its place")
         self._sync_fields(session)
         return decided
+
+
+def tile_look(image: NDArray[Any], corners: F64) -> NDArray[np.float32] | None:
+    """A tile's look: the picture over the tile's triangle warped to ``LOOK_PX`` square (the same
+    pixels whichever way the tile is named), each channel divided by its mean over the tile and a
+    ring around it (light changed or falling off divides out); ``None`` when the tile is not
+    wholly in the picture."""
+    c = np.asarray(corners, np.float64).reshape(3, 2)
+    h, w = image.shape[:2]
+    if image.ndim != 3 or c.min() < 0 or c[:, 0].max() >= w - 1 or c[:, 1].max() >= h - 1:
+        return None
+    cen = c.mean(axis=0)
+    ring = cen + (c - cen) * 1.6
+    order = np.argsort(np.arctan2(c[:, 1] - cen[1], c[:, 0] - cen[0]))  # the same look whatever the order
+    src = (cen + (c[order] - cen) * 0.85).astype(np.float32)
+    dst = np.array([[LOOK_PX / 2, 0], [LOOK_PX - 1, LOOK_PX - 1], [0, LOOK_PX - 1]], np.float32)
+    m = cv2.getAffineTransform(src, dst)
+    patch = cv2.warpAffine(image, m, (LOOK_PX, LOOK_PX), flags=cv2.INTER_AREA).astype(np.float32) + 4.0
+    x0, y0 = np.floor(np.clip(ring.min(axis=0), 0, None)).astype(int)
+    x1, y1 = np.ceil(ring.max(axis=0)).astype(int)
+    around = image[y0:y1 + 1, x0:x1 + 1].reshape(-1, 3).astype(np.float32).mean(axis=0) + 4.0
+    return np.asarray(patch / around, np.float32)
+
+
+def looks_changed(before: NDArray[np.float32], now: NDArray[np.float32]) -> bool:
+    """Whether a tile's place changed between two looks (``tile_look``): over ``LOOK_SHARE`` of
+    its triangle a colour changed by ``LOOK_CHANGE`` or more."""
+    tri = _look_mask()
+    diff = np.abs(now - before).max(axis=2)[tri]
+    return float((diff > LOOK_CHANGE).mean()) > LOOK_SHARE
+
+
+def _look_mask() -> NDArray[np.bool_]:
+    m = np.zeros((LOOK_PX, LOOK_PX), np.uint8)
+    cv2.fillPoly(m, [np.array([[LOOK_PX // 2, 1], [LOOK_PX - 2, LOOK_PX - 2], [1, LOOK_PX - 2]], np.int32)], 1)
+    return m > 0
 
 
 def _seen_tiles(reading: Any) -> list[SeenTile]:

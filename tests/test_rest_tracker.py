@@ -321,3 +321,31 @@ def test_a_laid_tile_the_reader_misses_is_no_take_back_until_the_picture_changes
     assert len([ev for _s, ev in session.effective_events()]) == 3
     # now it is taken back
     assert look(laid[:2], laid[:2], 6.0) == [] and look(laid[:2], laid[:2], 6.3) == ["undo"]
+
+
+def test_an_opening_tile_found_badly_is_found_again_on_its_own_place_M_P2() -> None:
+    """The opening tile committed from a poor reading (a finger on it: corners off, values wrong,
+    unsure): once it is read well where it lies, its corners put the field's lattice right, its
+    values are put right, and the next tile joins the field."""
+    session = Session(Header(game="triominos", players=("A", "B")))
+    f = TilesFollower("triominos")
+    fmap = _similarity(40.0, 45.0, (640.0, 360.0))
+    frame = Frame(0, 0.0, np.zeros((1, 1, 3)))
+    good = _scored([((0, 0), (2, 3, 4), None)], fmap, confidence=0.9).tiles[0]
+    corners = np.array([c.px for c in good.corners])
+    cen = corners.mean(axis=0)
+    bad_px = cen + (corners - cen) * 0.8 + np.array([[6.0, -4.0], [-5.0, 3.0], [2.0, 7.0]])  # a finger on it
+    bad = TrianglesReading("triominos", (TileReading(good.center_px, tuple(
+        TileCorner((float(p[0]), float(p[1])), v) for p, v in zip(bad_px, (5, 3, 5), strict=True)), (0, 0), 0, 0.2),))  # type: ignore[arg-type]
+    assert f.decide(session, bad, frame, META) == []  # unsure: looked at again
+    assert [d.kind for d in f.decide(session, bad, frame, META)] == ["place"]
+    both = _tiles_reading([((0, 0), (2, 3, 4)), ((1, 0), (3, 2, 3))], fmap)
+    kinds = [d.kind for d in f.decide(session, both, frame, META)]
+    kinds += [d.kind for d in f.decide(session, both, frame, META)]
+    # put right in place (a correction keeps the opener) or taken back and laid again, then the next tile
+    assert kinds in (["correct", "place"], ["undo", "place", "place"]), kinds
+    from engine.tritiles.events import TilePlace
+
+    placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal
+              and isinstance(ev, TilePlace)]
+    assert [(ev.player, tuple(sorted(ev.values))) for ev in placed] == [(0, (2, 3, 4)), (1, (2, 3, 3))]

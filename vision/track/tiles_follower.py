@@ -68,6 +68,8 @@ LOOSE_CONFIDENCE = 0.8
 CLEAR_SIDES = 1.5
 #: a laid tile seen again moves its field's points only when found this well (error in sides, confidence)
 REFRESH_ERROR, REFRESH_CONFIDENCE = 0.15, 0.5
+#: a laid tile read surer than when it was committed, this many sides from where it lies, is it
+AGAIN_SIDES = 0.35
 #: a tile's look (``LOOK_PX`` square, light divided out) has changed where a pixel's colour changed by
 #: more than ``LOOK_CHANGE`` (relative), on more than ``LOOK_SHARE`` of the tile
 LOOK_PX, LOOK_CHANGE, LOOK_SHARE = 24, 0.12, 0.25
@@ -141,6 +143,11 @@ class TilesFollower:
         #: how each laid tile looked where it was last seen well (``tile_look``), and the picture now
         self._looks: dict[tuple[int, Cell], NDArray[np.float32]] = {}
         self._image: NDArray[Any] | None = None
+        #: how sure the reading was that gave a laid tile's corners, where later than its commit
+        self._found: dict[tuple[int, Cell], float] = {}
+        #: where the last tile taken back for another in its place lay (picture px): the tile there
+        #: is the one laid in its place
+        self._in_place: F64 | None = None
 
     # -- the decision ------------------------------------------------------------------------
     def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
@@ -156,6 +163,7 @@ class TilesFollower:
         self._sync_fields(session)
         if self.points and seen:
             self._follow_camera(state, seen)
+            self._found_again(seen)
         maps = [self._map(f) for f in range(len(state.tables))]
         fits = [self._on_fields(state, maps, t) for t in seen]
         self._fits = fits
@@ -165,7 +173,9 @@ class TilesFollower:
         last = _last_place(session)
         undo = self._undo(session, last, laid, on_laid, frame, meta) or self._replaced(session, last, fits, frame, meta)
         if undo is not None:
-            return [undo, *self.decide(session, reading, frame, meta, fresh)]
+            then = self.decide(session, reading, frame, meta, fresh)
+            self._in_place = None
+            return [undo, *then]
         # a new tile lies where the picture changed (a cloth pattern found as a tile does not move)
         new = [c for c, ok in zip(fits, is_fresh, strict=True)
                if c is not None and ok and (c.field, c.cell) not in laid]
@@ -256,7 +266,7 @@ class TilesFollower:
             loose = [t for t in loose if t.confidence >= LOOSE_CONFIDENCE and self._clear_of_fields(t)]
         if opening or owed or (state.NEW_FIELDS and loose and not out):
             field = len(state.tables)
-            for t in sorted(loose, key=lambda t: -t.confidence):
+            for t in sorted(loose, key=lambda t: (not self._lies_in_place(t), -t.confidence)):
                 cell, order = origin_placement(t.corners)
                 out.append(Candidate(t, field, cell, order, True))
         elif loose and not out and (fmap := self._map(0)) is not None:
@@ -267,6 +277,11 @@ class TilesFollower:
             if fit.error < MAX_FIT_ERROR:
                 out.append(Candidate(t, 0, fit.cell, fit.order, False, fit.error))
         return out
+
+    def _lies_in_place(self, tile: SeenTile) -> bool:
+        """Whether ``tile`` lies where a tile was just taken back for another (``_replaced``)."""
+        return self._in_place is not None and \
+            float(np.linalg.norm(tile.centre - self._in_place)) < AGAIN_SIDES * tile.side
 
     def _clear_of_fields(self, tile: SeenTile) -> bool:
         """Whether a tile lies at least ``CLEAR_SIDES`` sides from every laid tile's centre."""
@@ -381,6 +396,25 @@ class TilesFollower:
                 best = Candidate(tile, f, fit.cell, fit.order, False, fit.error)
         return best
 
+    def _found_again(self, seen: list[SeenTile]) -> None:
+        """A laid tile committed unsure (its corners found badly: a finger on it, a blurred edge) and
+        now read surer where it lies (centre within ``AGAIN_SIDES`` of a side): the better corners
+        replace its own, in its M-B3 order (the same turn of the same triangle), so its field's
+        lattice follows the tile as it is."""
+        for f, tiles in enumerate(self.points):
+            for cell, px in list(tiles.items()):
+                sure = self._found.get((f, cell), self._sure.get((f, cell), 1.0))
+                centre = px.mean(axis=0)
+                near = [t for t in seen if t.confidence > max(sure, REFRESH_CONFIDENCE)
+                        and float(np.linalg.norm(t.centre - centre)) < AGAIN_SIDES * t.side]
+                if not near:
+                    continue
+                t = max(near, key=lambda t: t.confidence)
+                # the seen corners in the stored ones' order: the turn (both run clockwise) that fits best
+                best = min(range(3), key=lambda k: float(np.linalg.norm(np.roll(t.corners, -k, axis=0) - px)))
+                tiles[cell] = np.asarray(np.roll(t.corners, -best, axis=0), np.float64)
+                self._found[(f, cell)] = t.confidence
+
     def _refresh_points(self, state: TileGameState, seen_laid: list[Candidate]) -> None:
         """Laid tiles seen again, well found: their corners' positions follow the picture (slow drift)."""
         for c in seen_laid:
@@ -485,6 +519,7 @@ class TilesFollower:
         seq, ev = last
         decided = undo_decision(session, seq, ev, (_cell_text(now[0]),), meta, _region(now[0].tile.corners),
                                 reason="another tile lies in its place")
+        self._in_place = now[0].tile.centre
         self._sync_fields(session)
         return decided
 

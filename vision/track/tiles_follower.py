@@ -397,22 +397,26 @@ class TilesFollower:
         return best
 
     def _found_again(self, seen: list[SeenTile]) -> None:
-        """A laid tile committed unsure (its corners found badly: a finger on it, a blurred edge) and
-        now read surer where it lies (centre within ``AGAIN_SIDES`` of a side): the better corners
-        replace its own, in its M-B3 order (the same turn of the same triangle), so its field's
-        lattice follows the tile as it is."""
+        """A laid tile committed unsure (below ``SURE_ENOUGH``: its corners may be found badly, a
+        finger on it, a blurred edge) and now read sure (``CORRECT_BELOW``) where it lies (centre
+        within ``AGAIN_SIDES`` of a side): the sure reading's corners replace its own, each stored
+        corner taking its nearest (the same tile, its M-B3 order kept), so its field's lattice
+        follows the tile as it is. Done once per surer reading."""
         for f, tiles in enumerate(self.points):
             for cell, px in list(tiles.items()):
-                sure = self._found.get((f, cell), self._sure.get((f, cell), 1.0))
+                if self._sure.get((f, cell), 1.0) >= SURE_ENOUGH:
+                    continue  # committed sure: its corners were found well
+                sure = self._found.get((f, cell), 0.0)
                 centre = px.mean(axis=0)
-                near = [t for t in seen if t.confidence > max(sure, REFRESH_CONFIDENCE)
+                near = [t for t in seen if t.confidence >= CORRECT_BELOW and t.confidence > sure
                         and float(np.linalg.norm(t.centre - centre)) < AGAIN_SIDES * t.side]
                 if not near:
                     continue
                 t = max(near, key=lambda t: t.confidence)
-                # the seen corners in the stored ones' order: the turn (both run clockwise) that fits best
-                best = min(range(3), key=lambda k: float(np.linalg.norm(np.roll(t.corners, -k, axis=0) - px)))
-                tiles[cell] = np.asarray(np.roll(t.corners, -best, axis=0), np.float64)
+                # the seen corners in the stored ones' order: each stored corner takes its nearest
+                best = min(itertools.permutations(range(3)),
+                           key=lambda o: float(np.linalg.norm(t.corners[list(o)] - px, axis=1).sum()))
+                tiles[cell] = np.asarray(t.corners[list(best)], np.float64)
                 self._found[(f, cell)] = t.confidence
 
     def _refresh_points(self, state: TileGameState, seen_laid: list[Candidate]) -> None:

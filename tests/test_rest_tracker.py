@@ -349,3 +349,21 @@ def test_an_opening_tile_found_badly_is_found_again_on_its_own_place_M_P2() -> N
     placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal
               and isinstance(ev, TilePlace)]
     assert [(ev.player, tuple(sorted(ev.values))) for ev in placed] == [(0, (2, 3, 4)), (1, (2, 3, 3))]
+
+
+def test_a_new_tile_counts_where_its_marks_changed_the_picture_not_only_its_centre() -> None:
+    """A tile of the cloth's colour changes the picture where its marks are, not at its blank centre:
+    it is still a new tile."""
+    session = Session(Header(game="trio_domino", players=("A", "B")))
+    f = TilesFollower("trio_domino")
+    fmap = _similarity(-25.0, 50.0, (500.0, 300.0))
+    frame = Frame(0, 0.0, np.zeros((1, 1, 3)))
+    centre_of = {c: fmap.to_image(np.array([vertex_xy(v) for v in vertices(c)])).mean(axis=0) for c in [(0, 0), (1, 0)]}
+
+    def marks_only(pts: np.ndarray) -> np.ndarray:  # changed everywhere but at the new tile's centre
+        return np.linalg.norm(pts - centre_of[(1, 0)], axis=1) > 3.0
+
+    assert [d.kind for d in f.decide(session, _scored([((0, 0), (2, 3, 4), None)], fmap), frame, META, marks_only)] \
+        == ["place"]
+    reading = _scored([((0, 0), (2, 3, 4), None), ((1, 0), (3, 2, 3), None)], fmap)
+    assert [d.kind for d in f.decide(session, reading, frame, META, marks_only)] == ["place"]

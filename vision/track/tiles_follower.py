@@ -576,10 +576,14 @@ def _seen_tiles(reading: Any) -> list[SeenTile]:
 
 
 def _fresh_flags(seen: list[SeenTile], fresh: Fresh | None) -> list[bool]:
-    """Per seen tile, whether its centre lies where the picture changed (all, without ``fresh``)."""
+    """Per seen tile, whether the picture changed at its centre or half way to any of its corners
+    (where its marks are: a tile of the cloth's colour changes the picture there, not at its blank
+    centre); all, without ``fresh``."""
     if fresh is None or not seen:
         return [True] * len(seen)
-    return [bool(x) for x in fresh(np.array([t.centre for t in seen], np.float64))]
+    pts = np.concatenate([np.vstack([t.centre, (t.corners + t.centre) / 2.0]) for t in seen])
+    flags = np.asarray(fresh(pts), bool).reshape(len(seen), 4)
+    return [bool(flags[i].any()) for i in range(len(seen))]
 
 
 def _touches(cells: dict[Cell, Any], cell: Cell) -> bool:

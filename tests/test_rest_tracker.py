@@ -252,3 +252,118 @@ def test_a_sure_tile_is_not_changed_by_a_wrong_one_laid_beside_it() -> None:
     assert [d.kind for d in f.decide(session, reading, frame, META)] == ["illegal"]
     placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal]
     assert [ev.values for ev in placed] == [(2, 2, 4)]
+
+
+def test_a_tile_read_otherwise_after_the_next_players_turn_is_no_take_back_M_S2() -> None:
+    """The last tile's cell read with other values once the next player has drawn and passed: the
+    turn has moved on, so it is no take-back (no undo), and the next tile is still that player's."""
+    from engine.core.events import Draw, Pass
+
+    session = Session(Header(game="triominos", players=("A", "B")))
+    f = TilesFollower("triominos")
+    fmap = _similarity(40.0, 45.0, (640.0, 360.0))
+
+    def look(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], t: float) -> list[tuple[str, int | None]]:
+        return [(d.kind, d.event.player if d.event is not None else -1)
+                for d in f.decide(session, _tiles_reading(tiles, fmap), Frame(0, t, np.zeros((1, 1, 3))), META)]
+
+    laid = [((0, 0), (2, 3, 4)), ((1, 0), (3, 2, 3))]
+    assert look(laid[:1], 1.0) == [("place", 0)]
+    assert look(laid, 2.0) == [("place", 1)]
+    for _ in range(3):  # A draws three and passes (tapped on the phone): B is to move
+        assert session.submit(Draw(player=0, count=1)).verdict.legal
+    assert session.submit(Pass(player=0)).verdict.legal
+    misread = [laid[0], ((1, 0), (3, 2, 5))]
+    assert look(misread, 3.0) == [] and look(misread, 3.3) == [] and look(misread, 3.6) == []
+    assert look([*laid, ((-1, 0), (4, 1, 2))], 5.0) == [("place", 1)]
+    from engine.tritiles.events import TilePlace
+
+    placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal
+              and isinstance(ev, TilePlace)]
+    # (cells in the follower's own lattice frame, turned from the test's)
+    assert [(ev.player, tuple(sorted(ev.values))) for ev in placed] == [(0, (2, 3, 4)), (1, (2, 3, 3)), (1, (1, 2, 4))]
+
+
+def _table(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], fmap: FieldMap) -> np.ndarray:
+    """A plain cloth with light tiles on it (a dark dot per corner): the picture the readings are of."""
+    import cv2
+
+    img = np.full((720, 1280, 3), (70, 90, 60), np.uint8)
+    for cell, _values in tiles:
+        px = fmap.to_image(np.array([vertex_xy(v) for v in vertices(cell)]))
+        cen = px.mean(axis=0)
+        inner = cen + (px - cen) * 0.92
+        cv2.fillPoly(img, [np.round(inner).astype(np.int32)], (225, 230, 235))
+        for p in cen + (px - cen) * 0.55:
+            cv2.circle(img, (round(p[0]), round(p[1])), 3, (20, 20, 20), -1)
+    return img
+
+
+def test_a_laid_tile_the_reader_misses_is_no_take_back_until_the_picture_changes_there() -> None:
+    """The last tile missing from the reading at two rests while the picture still shows it there
+    (the reader missed it) is not undone; taken away (the picture changes there), it is."""
+    session = Session(Header(game="triominos", players=("A", "B")))
+    f = TilesFollower("triominos")
+    fmap = _similarity(40.0, 45.0, (640.0, 360.0))
+    laid = [((0, 0), (2, 3, 4)), ((1, 0), (3, 2, 3)), ((-1, 0), (4, 1, 2))]
+
+    Tiles = list[tuple[tuple[int, int], tuple[int, int, int]]]
+
+    def look(tiles: Tiles, shown: Tiles, t: float) -> list[str]:
+        frame = Frame(0, t, _table(shown, fmap))
+        return [d.kind for d in f.decide(session, _tiles_reading(tiles, fmap), frame, META)]
+
+    assert look(laid[:1], laid[:1], 1.0) == ["place"]
+    assert look(laid[:2], laid[:2], 2.0) == ["place"]
+    assert look(laid, laid, 3.0) == ["place"]
+    # the reader misses the last tile twice; the picture shows it where it was
+    assert look(laid[:2], laid, 4.0) == [] and look(laid[:2], laid, 4.3) == [] and look(laid[:2], laid, 4.6) == []
+    assert len([ev for _s, ev in session.effective_events()]) == 3
+    # now it is taken back
+    assert look(laid[:2], laid[:2], 6.0) == [] and look(laid[:2], laid[:2], 6.3) == ["undo"]
+
+
+def test_an_opening_tile_found_badly_is_found_again_on_its_own_place_M_P2() -> None:
+    """The opening tile committed from a poor reading (a finger on it: corners off, values wrong,
+    unsure): once it is read well where it lies, its corners put the field's lattice right, its
+    values are put right, and the next tile joins the field."""
+    session = Session(Header(game="triominos", players=("A", "B")))
+    f = TilesFollower("triominos")
+    fmap = _similarity(40.0, 45.0, (640.0, 360.0))
+    frame = Frame(0, 0.0, np.zeros((1, 1, 3)))
+    good = _scored([((0, 0), (2, 3, 4), None)], fmap, confidence=0.9).tiles[0]
+    corners = np.array([c.px for c in good.corners])
+    cen = corners.mean(axis=0)
+    bad_px = cen + (corners - cen) * 0.8 + np.array([[6.0, -4.0], [-5.0, 3.0], [2.0, 7.0]])  # a finger on it
+    bad = TrianglesReading("triominos", (TileReading(good.center_px, tuple(
+        TileCorner((float(p[0]), float(p[1])), v) for p, v in zip(bad_px, (5, 3, 5), strict=True)), (0, 0), 0, 0.2),))  # type: ignore[arg-type]
+    assert f.decide(session, bad, frame, META) == []  # unsure: looked at again
+    assert [d.kind for d in f.decide(session, bad, frame, META)] == ["place"]
+    both = _tiles_reading([((0, 0), (2, 3, 4)), ((1, 0), (3, 2, 3))], fmap)
+    kinds = [d.kind for d in f.decide(session, both, frame, META)]
+    kinds += [d.kind for d in f.decide(session, both, frame, META)]
+    # put right in place (a correction keeps the opener) or taken back and laid again, then the next tile
+    assert kinds in (["correct", "place"], ["undo", "place", "place"]), kinds
+    from engine.tritiles.events import TilePlace
+
+    placed = [ev for s, ev in session.effective_events() if session.entries[s - 1].verdict.legal
+              and isinstance(ev, TilePlace)]
+    assert [(ev.player, tuple(sorted(ev.values))) for ev in placed] == [(0, (2, 3, 4)), (1, (2, 3, 3))]
+
+
+def test_a_new_tile_counts_where_its_marks_changed_the_picture_not_only_its_centre() -> None:
+    """A tile of the cloth's colour changes the picture where its marks are, not at its blank centre:
+    it is still a new tile."""
+    session = Session(Header(game="trio_domino", players=("A", "B")))
+    f = TilesFollower("trio_domino")
+    fmap = _similarity(-25.0, 50.0, (500.0, 300.0))
+    frame = Frame(0, 0.0, np.zeros((1, 1, 3)))
+    centre_of = {c: fmap.to_image(np.array([vertex_xy(v) for v in vertices(c)])).mean(axis=0) for c in [(0, 0), (1, 0)]}
+
+    def marks_only(pts: np.ndarray) -> np.ndarray:  # changed everywhere but at the new tile's centre
+        return np.linalg.norm(pts - centre_of[(1, 0)], axis=1) > 3.0
+
+    assert [d.kind for d in f.decide(session, _scored([((0, 0), (2, 3, 4), None)], fmap), frame, META, marks_only)] \
+        == ["place"]
+    reading = _scored([((0, 0), (2, 3, 4), None), ((1, 0), (3, 2, 3), None)], fmap)
+    assert [d.kind for d in f.decide(session, reading, frame, META, marks_only)] == ["place"]

@@ -68,6 +68,13 @@ LOOSE_CONFIDENCE = 0.8
 CLEAR_SIDES = 1.5
 #: a laid tile seen again moves its field's points only when found this well (error in sides, confidence)
 REFRESH_ERROR, REFRESH_CONFIDENCE = 0.15, 0.5
+#: a laid tile read surer than when it was committed, this many sides from where it lies, is it
+AGAIN_SIDES = 0.35
+#: a tile's look (``LOOK_PX`` square, light divided out) has changed where a pixel's colour changed by
+#: more than ``LOOK_CHANGE`` (relative), on more than ``LOOK_SHARE`` of the tile
+LOOK_PX, LOOK_CHANGE, LOOK_SHARE = 24, 0.12, 0.25
+#: ... looked for within this share of a side of where the tile was (a small shift of the view)
+LOOK_SHIFT = 0.3
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,14 @@ class TilesFollower:
         self._cands: list[Candidate] = []
         #: cells (field, cell) being looked at again before they are decided (no difference yet)
         self._held: set[tuple[int, Cell]] = set()
+        #: how each laid tile looked where it was last seen well (``tile_look``), and the picture now
+        self._looks: dict[tuple[int, Cell], NDArray[np.float32]] = {}
+        self._image: NDArray[Any] | None = None
+        #: how sure the reading was that gave a laid tile's corners, where later than its commit
+        self._found: dict[tuple[int, Cell], float] = {}
+        #: where the last tile taken back for another in its place lay (picture px): the tile there
+        #: is the one laid in its place
+        self._in_place: F64 | None = None
 
     # -- the decision ------------------------------------------------------------------------
     def decide(self, session: Session, reading: Any, frame: Frame, meta: EventMeta,
@@ -140,6 +155,7 @@ class TilesFollower:
         self.recheck_at = None
         self._held = set()
         self._cands = []
+        self._image = frame.image
         state = session.state
         assert isinstance(state, TileGameState)
         seen = _seen_tiles(reading)
@@ -147,6 +163,7 @@ class TilesFollower:
         self._sync_fields(session)
         if self.points and seen:
             self._follow_camera(state, seen)
+            self._found_again(seen)
         maps = [self._map(f) for f in range(len(state.tables))]
         fits = [self._on_fields(state, maps, t) for t in seen]
         self._fits = fits
@@ -156,7 +173,9 @@ class TilesFollower:
         last = _last_place(session)
         undo = self._undo(session, last, laid, on_laid, frame, meta) or self._replaced(session, last, fits, frame, meta)
         if undo is not None:
-            return [undo, *self.decide(session, reading, frame, meta, fresh)]
+            then = self.decide(session, reading, frame, meta, fresh)
+            self._in_place = None
+            return [undo, *then]
         # a new tile lies where the picture changed (a cloth pattern found as a tile does not move)
         new = [c for c, ok in zip(fits, is_fresh, strict=True)
                if c is not None and ok and (c.field, c.cell) not in laid]
@@ -247,7 +266,7 @@ class TilesFollower:
             loose = [t for t in loose if t.confidence >= LOOSE_CONFIDENCE and self._clear_of_fields(t)]
         if opening or owed or (state.NEW_FIELDS and loose and not out):
             field = len(state.tables)
-            for t in sorted(loose, key=lambda t: -t.confidence):
+            for t in sorted(loose, key=lambda t: (not self._lies_in_place(t), -t.confidence)):
                 cell, order = origin_placement(t.corners)
                 out.append(Candidate(t, field, cell, order, True))
         elif loose and not out and (fmap := self._map(0)) is not None:
@@ -258,6 +277,11 @@ class TilesFollower:
             if fit.error < MAX_FIT_ERROR:
                 out.append(Candidate(t, 0, fit.cell, fit.order, False, fit.error))
         return out
+
+    def _lies_in_place(self, tile: SeenTile) -> bool:
+        """Whether ``tile`` lies where a tile was just taken back for another (``_replaced``)."""
+        return self._in_place is not None and \
+            float(np.linalg.norm(tile.centre - self._in_place)) < AGAIN_SIDES * tile.side
 
     def _clear_of_fields(self, tile: SeenTile) -> bool:
         """Whether a tile lies at least ``CLEAR_SIDES`` sides from every laid tile's centre."""
@@ -336,12 +360,18 @@ class TilesFollower:
         del self.points[len(state.tables):]
         for f, table in enumerate(state.tables):
             self.points[f] = {c: p for c, p in self.points[f].items() if c in table.cells}
+        self._looks = {k: v for k, v in self._looks.items() if k[0] < len(self.points) and k[1] in self.points[k[0]]}
 
     def _store(self, cand: Candidate, state: TileGameState) -> None:
         """Remember where a committed tile's corners are."""
         while len(self.points) <= cand.field:
             self.points.append({})
         self.points[cand.field][cand.cell] = np.asarray(cand.tile.corners[list(cand.order)], np.float64)
+        look = tile_look(self._image, cand.tile.corners) if self._image is not None else None
+        if look is not None:
+            self._looks[(cand.field, cand.cell)] = look
+        else:
+            self._looks.pop((cand.field, cand.cell), None)
 
     def _map(self, field: int) -> FieldMap | None:
         """The field's lattice in the picture, fitted to every laid tile's own corners (each tile
@@ -365,6 +395,29 @@ class TilesFollower:
                 best_err = fit.error
                 best = Candidate(tile, f, fit.cell, fit.order, False, fit.error)
         return best
+
+    def _found_again(self, seen: list[SeenTile]) -> None:
+        """A laid tile committed unsure (below ``SURE_ENOUGH``: its corners may be found badly, a
+        finger on it, a blurred edge) and now read sure (``CORRECT_BELOW``) where it lies (centre
+        within ``AGAIN_SIDES`` of a side): the sure reading's corners replace its own, each stored
+        corner taking its nearest (the same tile, its M-B3 order kept), so its field's lattice
+        follows the tile as it is. Done once per surer reading."""
+        for f, tiles in enumerate(self.points):
+            for cell, px in list(tiles.items()):
+                if self._sure.get((f, cell), 1.0) >= SURE_ENOUGH:
+                    continue  # committed sure: its corners were found well
+                sure = self._found.get((f, cell), 0.0)
+                centre = px.mean(axis=0)
+                near = [t for t in seen if t.confidence >= CORRECT_BELOW and t.confidence > sure
+                        and float(np.linalg.norm(t.centre - centre)) < AGAIN_SIDES * t.side]
+                if not near:
+                    continue
+                t = max(near, key=lambda t: t.confidence)
+                # the seen corners in the stored ones' order: each stored corner takes its nearest
+                best = min(itertools.permutations(range(3)),
+                           key=lambda o: float(np.linalg.norm(t.corners[list(o)] - px, axis=1).sum()))
+                tiles[cell] = np.asarray(t.corners[list(best)], np.float64)
+                self._found[(f, cell)] = t.confidence
 
     def _refresh_points(self, state: TileGameState, seen_laid: list[Candidate]) -> None:
         """Laid tiles seen again, well found: their corners' positions follow the picture (slow drift)."""
@@ -423,9 +476,10 @@ class TilesFollower:
     def _undo(self, session: Session, last: tuple[int, TilePlace] | None, laid: set[tuple[int, Cell]],
               on_laid: set[tuple[int, Cell]], frame: Frame, meta: EventMeta) -> Decision | None:
         """An ``undo`` of the last tile (``last``) when it is gone at two rests in a row while most
-        others are seen."""
+        others are seen, and the picture changed where it lay (a tile the reader misses is still
+        there: it looks as it did)."""
         gone = last is not None and len(laid) >= 2 and (last[1].field, last[1].cell) not in on_laid \
-            and len(on_laid) >= 0.7 * (len(laid) - 1)
+            and len(on_laid) >= 0.7 * (len(laid) - 1) and not self._looks_the_same(last[1].field, last[1].cell)
         if not self._gone.confirmed(last[0] if gone and last is not None else None):
             if gone:
                 self.recheck_at = frame.t + RECHECK_AFTER
@@ -434,11 +488,30 @@ class TilesFollower:
         seq, ev = last
         return undo_decision(session, seq, ev, (f"{ev.cell[0]},{ev.cell[1]}",), meta)
 
+    def _looks_the_same(self, field: int, cell: Cell) -> bool:
+        """Whether the picture shows a laid tile's place as it was when the tile was last seen well
+        (``False`` when that is not known)."""
+        before = self._looks.get((field, cell))
+        px = self.points[field].get(cell) if field < len(self.points) else None
+        if before is None or px is None or self._image is None:
+            return False
+        # the table or the camera may have shifted a little (less than ``MOVED``: not followed)
+        side = float(np.mean([np.linalg.norm(px[i] - px[(i + 1) % 3]) for i in range(3)]))
+        steps = np.linspace(-LOOK_SHIFT, LOOK_SHIFT, 9) * side
+        for dx, dy in itertools.product(steps, steps):
+            now = tile_look(self._image, px + np.array([dx, dy]))
+            if now is not None and not looks_changed(before, now):
+                return True
+        return False
+
     def _replaced(self, session: Session, last: tuple[int, TilePlace] | None, fits: list[Candidate | None],
                   frame: Frame, meta: EventMeta) -> Decision | None:
         """An ``undo`` of the last tile when its cell shows other values at two rests in a row (a
         wrong tile taken back and the right one laid in its place before the table rested); the
         tile now there is then judged as a new placement."""
+        if last is not None and not _turn_open(session, last[0]):
+            self._changed.reset()  # the turn has moved on: a tile read otherwise is no take-back
+            return None
         now = [] if last is None else [c for c in fits if c is not None
                                         and (c.field, c.cell) == (last[1].field, last[1].cell)]
         changed = last is not None and bool(now) and now[0].values != last[1].values
@@ -450,8 +523,45 @@ class TilesFollower:
         seq, ev = last
         decided = undo_decision(session, seq, ev, (_cell_text(now[0]),), meta, _region(now[0].tile.corners),
                                 reason="another tile lies in its place")
+        self._in_place = now[0].tile.centre
         self._sync_fields(session)
         return decided
+
+
+def tile_look(image: NDArray[Any], corners: F64) -> NDArray[np.float32] | None:
+    """A tile's look: the picture over the tile's triangle warped to ``LOOK_PX`` square (the same
+    pixels whichever way the tile is named), each channel divided by its mean over the tile and a
+    ring around it (light changed or falling off divides out); ``None`` when the tile is not
+    wholly in the picture."""
+    c = np.asarray(corners, np.float64).reshape(3, 2)
+    h, w = image.shape[:2]
+    if image.ndim != 3 or c.min() < 0 or c[:, 0].max() >= w - 1 or c[:, 1].max() >= h - 1:
+        return None
+    cen = c.mean(axis=0)
+    ring = cen + (c - cen) * 1.6
+    order = np.argsort(np.arctan2(c[:, 1] - cen[1], c[:, 0] - cen[0]))  # the same look whatever the order
+    src = (cen + (c[order] - cen) * 0.85).astype(np.float32)
+    dst = np.array([[LOOK_PX / 2, 0], [LOOK_PX - 1, LOOK_PX - 1], [0, LOOK_PX - 1]], np.float32)
+    m = cv2.getAffineTransform(src, dst)
+    patch = cv2.warpAffine(image, m, (LOOK_PX, LOOK_PX), flags=cv2.INTER_AREA).astype(np.float32) + 4.0
+    x0, y0 = np.floor(np.clip(ring.min(axis=0), 0, None)).astype(int)
+    x1, y1 = np.ceil(ring.max(axis=0)).astype(int)
+    around = image[y0:y1 + 1, x0:x1 + 1].reshape(-1, 3).astype(np.float32).mean(axis=0) + 4.0
+    return np.asarray(patch / around, np.float32)
+
+
+def looks_changed(before: NDArray[np.float32], now: NDArray[np.float32]) -> bool:
+    """Whether a tile's place changed between two looks (``tile_look``): over ``LOOK_SHARE`` of
+    its triangle a colour changed by ``LOOK_CHANGE`` or more."""
+    tri = _look_mask()
+    diff = np.abs(now - before).max(axis=2)[tri]
+    return float((diff > LOOK_CHANGE).mean()) > LOOK_SHARE
+
+
+def _look_mask() -> NDArray[np.bool_]:
+    m = np.zeros((LOOK_PX, LOOK_PX), np.uint8)
+    cv2.fillPoly(m, [np.array([[LOOK_PX // 2, 1], [LOOK_PX - 2, LOOK_PX - 2], [1, LOOK_PX - 2]], np.int32)], 1)
+    return m > 0
 
 
 def _seen_tiles(reading: Any) -> list[SeenTile]:
@@ -466,10 +576,14 @@ def _seen_tiles(reading: Any) -> list[SeenTile]:
 
 
 def _fresh_flags(seen: list[SeenTile], fresh: Fresh | None) -> list[bool]:
-    """Per seen tile, whether its centre lies where the picture changed (all, without ``fresh``)."""
+    """Per seen tile, whether the picture changed at its centre or half way to any of its corners
+    (where its marks are: a tile of the cloth's colour changes the picture there, not at its blank
+    centre); all, without ``fresh``."""
     if fresh is None or not seen:
         return [True] * len(seen)
-    return [bool(x) for x in fresh(np.array([t.centre for t in seen], np.float64))]
+    pts = np.concatenate([np.vstack([t.centre, (t.corners + t.centre) / 2.0]) for t in seen])
+    flags = np.asarray(fresh(pts), bool).reshape(len(seen), 4)
+    return [bool(flags[i].any()) for i in range(len(seen))]
 
 
 def _touches(cells: dict[Cell, Any], cell: Cell) -> bool:
@@ -504,6 +618,13 @@ def _legal_after(session: Session, correct: Correct, event: TilePlace) -> bool:
     """Whether ``correct`` keeps every placement's verdict and ``event`` is then legal."""
     trial = corrected_trial(session, correct)
     return trial is not None and trial.check(event).legal
+
+
+def _turn_open(session: Session, seq: int) -> bool:
+    """Whether the placement ``seq`` is still the last thing the game holds: no legal event (a draw,
+    a pass, the next player's tile) has followed it, so its player may yet take it back."""
+    later = [s for s, _ev in session.effective_events() if s > seq and session.entries[s - 1].verdict.legal]
+    return not later
 
 
 def _last_place(session: Session) -> tuple[int, TilePlace] | None:

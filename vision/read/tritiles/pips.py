@@ -41,7 +41,7 @@ PIP_AREA = math.pi * (PIP_RADIUS * SIDE) ** 2
 INNER = 0.84
 #: a pip's blob response must reach this (Lab units), and this many times the tile's median response
 MIN_RESPONSE = 8.0
-RESPONSE_OVER_MEDIAN = 2.5
+RESPONSE_OVER_MEDIAN = 3.0
 #: weight of lightness against the two colour axes in the blob response
 LIGHTNESS_WEIGHT = 0.6
 #: a pip's blob (the response above half its peak) is at most this elongated (a numeral's stroke

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lab.render.trigon import random_trigon_frame
+from vision.locate import BoardNotLocatedError
 from vision.read.trigon import locate as TL
 from vision.read.trigon.geometry import SQRT3, hexagon_corners
 from vision.read.trigon.grid import (
@@ -223,3 +224,57 @@ def test_dense_texture_masks_find_the_plate_on_a_veined_table_of_its_grey() -> N
     dense = [iou(m) for m in masks[-len(DENSE_TEXTURE):]]
     texture = iou(masks[-len(DENSE_TEXTURE) - 1])
     assert max(dense) >= 0.8 and max(dense) > texture
+
+
+def _fake_search(monkeypatch: pytest.MonkeyPatch, fits: list[tuple[float, float]],
+                 refit: dict[float, tuple[float, float]] | None = None) -> list[np.ndarray]:
+    """Outline candidates 0…n−1 whose grid fit (``refine_board``) gives ``fits[i]`` = (homography
+    x offset, score); a fit from an outline a fitted lattice implies gives ``refit[x offset]``.
+    Returns the outlines ``refine_board`` was called with."""
+    plates = [np.asarray(hexagon_corners(1) * (100 + 40 * i) + 300, np.float64) for i in range(len(fits))]
+    calls: list[np.ndarray] = []
+
+    def h_at(x: float) -> np.ndarray:
+        return np.array([[10.0, 0, x], [0, 10.0, 300.0], [0, 0, 1]])
+
+    def refine(_gray: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, float]:
+        calls.append(plate)
+        for p, (x, score) in zip(plates, fits, strict=True):
+            if np.allclose(p, plate):
+                return h_at(x), score
+        x0 = float(TL.apply_h(np.linalg.inv(h_at(0.0)), plate.mean(axis=0)[None])[0, 0]) * 10
+        x, score = (refit or {}).get(round(x0), (x0, -1.0))
+        return h_at(x), score
+
+    monkeypatch.setattr(TL, "candidate_hexagons", lambda _small, _n: [p.copy() for p in plates])
+    monkeypatch.setattr(TL, "refine_board", refine)
+    return calls
+
+
+def _x_offset(board: TL.TrigonBoard) -> float:
+    return float(TL.apply_h(board.homography, np.zeros((1, 2)))[0, 0])
+
+
+def test_the_clearest_grid_wins_over_the_first_clear_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first outline whose grid is clear (a cell off, as seen on renderer-B pictures) must not end
+    the search: a later outline scoring higher is the board."""
+    _fake_search(monkeypatch, [(300.0, 2.22), (320.0, 1.5), (340.0, 2.34), (360.0, 2.0)])
+    board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
+    assert board.score == pytest.approx(2.34) and _x_offset(board) == pytest.approx(340.0)
+
+
+def test_a_grid_not_yet_clear_is_fitted_again_from_its_own_outline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An outline too far off gives a grid below the bar; fitted again from the outline its lattice
+    implies, the grid becomes clear and the board is found there."""
+    calls = _fake_search(monkeypatch, [(300.0, 0.6)], refit={300: (310.0, 1.2), 310: (312.0, 2.4)})
+    board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
+    assert board.score == pytest.approx(2.4) and _x_offset(board) == pytest.approx(312.0)
+    assert len(calls) == 1 + TL.REFIT_PASSES
+
+
+def test_the_search_keeps_to_its_budget_of_grid_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many outlines, none clear: no more grid fits than ``MAX_REFINES``; nothing clear enough is no board."""
+    calls = _fake_search(monkeypatch, [(300.0 + i, 0.5) for i in range(8)])
+    with pytest.raises(BoardNotLocatedError):
+        TL.locate_trigon(np.zeros((540, 720, 3), np.uint8), max_candidates=8)
+    assert len(calls) <= TL.MAX_REFINES

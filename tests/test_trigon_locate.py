@@ -255,12 +255,14 @@ def _x_offset(board: TL.TrigonBoard) -> float:
     return float(TL.apply_h(board.homography, np.zeros((1, 2)))[0, 0])
 
 
-def test_the_clearest_grid_wins_over_the_first_clear_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A first outline whose grid is clear (a cell off, as seen on renderer-B pictures) must not end
-    the search: a later outline scoring higher is the board."""
-    _fake_search(monkeypatch, [(300.0, 2.22), (320.0, 1.5), (340.0, 2.34), (360.0, 2.0)])
+def test_a_grid_made_clear_by_a_refit_ends_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first outline's grid is below the bar; refitted from its own lattice it is clear, and that
+    ends the search (a later outline's higher score does not pick the registration: one a cell off
+    can score higher)."""
+    calls = _fake_search(monkeypatch, [(300.0, 0.8), (340.0, 2.5)], refit={300: (305.0, 2.3)})
     board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
-    assert board.score == pytest.approx(2.34) and _x_offset(board) == pytest.approx(340.0)
+    assert board.score == pytest.approx(2.3) and _x_offset(board) == pytest.approx(305.0)
+    assert len(calls) == 2
 
 
 def test_a_grid_not_yet_clear_is_fitted_again_from_its_own_outline(monkeypatch: pytest.MonkeyPatch) -> None:

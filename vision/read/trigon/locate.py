@@ -37,10 +37,10 @@ MIN_GRID_SCORE = 0.9
 #: A lattice translation replaces the fitted registration when its rim energy is below this share
 #: of the fitted one's (the grid lines are as clear one cell off; the plain rim is not).
 SHIFT_RATIO = 0.6
-#: A grid this clear needs no refit from its own lattice (correct fits score 1.7–2.6).
+#: A grid this clear ends the search (correct fits score 1.7–2.6). Among clear grids the score
+#: does not tell the registration apart: one a cell off may score a little higher or lower.
 CLEAR_GRID_SCORE = 1.9
-#: Grid fits tried per picture at most (about 0.7 s each at 1280×960): every outline candidate is
-#: scored, as a clear grid may still be registered a cell off where a later outline is right.
+#: Grid fits tried per picture at most (about 0.7 s each at 1280×960).
 MAX_REFINES = 10
 #: Refits from the outline a fitted lattice implies, for a grid not yet clear.
 REFIT_PASSES = 2
@@ -191,8 +191,8 @@ def orient(h: F64) -> F64:
 
 
 def locate_trigon(image: NDArray[np.uint8], max_candidates: int = 6) -> TrigonBoard:
-    """The Trigon board in ``image`` (BGR): the clearest grid over all outline candidates;
-    ``BoardNotLocatedError`` when no grid is clear enough."""
+    """The Trigon board in ``image`` (BGR): the first clear grid over the outline candidates, else the
+    clearest; ``BoardNotLocatedError`` when no grid is clear enough."""
     t0 = time.perf_counter()
     h, w = image.shape[:2]
     f = min(1.0, WORK_SIZE / max(h, w))
@@ -223,6 +223,8 @@ def locate_trigon(image: NDArray[np.uint8], max_candidates: int = 6) -> TrigonBo
                 break
             hb, score = h2, s2
         best = pick_best(best, (score, hb, plate))
+        if score >= CLEAR_GRID_SCORE:
+            break
     t2 = time.perf_counter()
     if best is None or best[0] < MIN_GRID_SCORE:
         raise BoardNotLocatedError("no Trigon board found: no hexagon with a clear triangle grid in the picture")

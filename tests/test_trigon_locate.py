@@ -255,28 +255,37 @@ def _x_offset(board: TL.TrigonBoard) -> float:
     return float(TL.apply_h(board.homography, np.zeros((1, 2)))[0, 0])
 
 
-def test_a_grid_made_clear_by_a_refit_ends_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first outline's grid is below the bar; refitted from its own lattice it is clear, and that
-    ends the search (a later outline's higher score does not pick the registration: one a cell off
-    can score higher)."""
-    calls = _fake_search(monkeypatch, [(300.0, 0.8), (340.0, 2.5)], refit={300: (305.0, 2.3)})
+def test_a_clear_outline_ends_the_search_before_any_refit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first clear grid is the board: a later outline's higher score does not pick the
+    registration (among clear grids one a cell off can score higher), and nothing is refitted."""
+    calls = _fake_search(monkeypatch, [(300.0, 0.5), (320.0, 2.2), (340.0, 2.5)], refit={300: (305.0, 2.6)})
+    board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
+    assert board.score == pytest.approx(2.2) and _x_offset(board) == pytest.approx(320.0)
+    assert len(calls) == 2
+
+
+def test_without_a_clear_outline_the_fits_are_refitted_clearest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No outline gives a clear grid (a wrong one scores 1.1, above the bar to be a board): refitted
+    from their own lattices, the clearest fit first, the one that becomes clear is the board."""
+    calls = _fake_search(monkeypatch, [(300.0, 0.6), (320.0, 1.1)], refit={320: (321.0, 0.9), 300: (305.0, 2.3)})
     board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
     assert board.score == pytest.approx(2.3) and _x_offset(board) == pytest.approx(305.0)
-    assert len(calls) == 2
+    assert len(calls) == 4
 
 
 def test_a_grid_not_yet_clear_is_fitted_again_from_its_own_outline(monkeypatch: pytest.MonkeyPatch) -> None:
     """An outline too far off gives a grid below the bar; fitted again from the outline its lattice
-    implies, the grid becomes clear and the board is found there."""
+    implies, and again, the grid becomes clear and the board is found there."""
     calls = _fake_search(monkeypatch, [(300.0, 0.6)], refit={300: (310.0, 1.2), 310: (312.0, 2.4)})
     board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
     assert board.score == pytest.approx(2.4) and _x_offset(board) == pytest.approx(312.0)
     assert len(calls) == 1 + TL.REFIT_PASSES
 
 
-def test_the_search_keeps_to_its_budget_of_grid_fits(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many outlines, none clear: no more grid fits than ``MAX_REFINES``; nothing clear enough is no board."""
-    calls = _fake_search(monkeypatch, [(300.0 + i, 0.5) for i in range(8)])
+def test_the_search_keeps_to_its_budget_of_refits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many outlines, none clear: every outline is fitted once and at most ``MAX_REFITS`` refits
+    follow; nothing clear enough is no board."""
+    calls = _fake_search(monkeypatch, [(300.0 + 10 * i, 0.5) for i in range(8)])
     with pytest.raises(BoardNotLocatedError):
         TL.locate_trigon(np.zeros((540, 720, 3), np.uint8), max_candidates=8)
-    assert len(calls) <= TL.MAX_REFINES
+    assert len(calls) == 8 + TL.MAX_REFITS

@@ -40,9 +40,9 @@ SHIFT_RATIO = 0.6
 #: A grid this clear ends the search (correct fits score 1.7–2.6). Among clear grids the score
 #: does not tell the registration apart: one a cell off may score a little higher or lower.
 CLEAR_GRID_SCORE = 1.9
-#: Grid fits tried per picture at most (about 0.7 s each at 1280×960).
-MAX_REFINES = 10
-#: Refits from the outline a fitted lattice implies, for a grid not yet clear.
+#: Refits per picture at most (about 0.7 s each at 1280×960), when no outline gives a clear grid.
+MAX_REFITS = 5
+#: Refits in a row from the outline a fitted lattice implies, for one outline.
 REFIT_PASSES = 2
 WORK_SIZE = 720
 VIEW_UNIT = 20.0
@@ -192,7 +192,7 @@ def orient(h: F64) -> F64:
 
 def locate_trigon(image: NDArray[np.uint8], max_candidates: int = 6) -> TrigonBoard:
     """The Trigon board in ``image`` (BGR): the first clear grid over the outline candidates, else the
-    clearest; ``BoardNotLocatedError`` when no grid is clear enough."""
+    clearest after refits from the fitted lattices; ``BoardNotLocatedError`` when no grid is clear enough."""
     t0 = time.perf_counter()
     h, w = image.shape[:2]
     f = min(1.0, WORK_SIZE / max(h, w))
@@ -200,31 +200,32 @@ def locate_trigon(image: NDArray[np.uint8], max_candidates: int = 6) -> TrigonBo
     cands = candidate_hexagons(small, max_candidates)
     t1 = time.perf_counter()
     gray = image  # colour: the views leave out coloured pixels
-    best: tuple[float, F64, F64] | None = None
-    tried: list[F64] = []
-    passes = 0
+    fits: list[tuple[float, F64, F64]] = []
     for hexa in cands:
         plate = hexa / f
-        if passes >= MAX_REFINES:
-            break
-        if any(_same_outline(plate, t) for t in tried):
+        if any(_same_outline(plate, p) for _, _, p in fits):
             continue
-        tried.append(plate)
         hb, score = refine_board(gray, plate)
-        passes += 1
-        # an outline a cell or two off leaves a lattice that is only partly right: the outline that
-        # lattice implies is nearer the board, so fit again from it while the grid gets clearer
+        fits.append((score, hb, plate))
+        if score >= CLEAR_GRID_SCORE:
+            break
+    best = max(fits, key=lambda t: t[0]) if fits else None
+    # no outline gives a clear grid: one a cell or two off still leaves a lattice partly right, and
+    # the outline that lattice implies is nearer the board, so fit again from it (the clearest
+    # fits first) while the grid gets clearer
+    refits = 0
+    for score, hb, plate in sorted(fits, key=lambda t: -t[0]):
+        if best is None or best[0] >= CLEAR_GRID_SCORE or refits >= MAX_REFITS:
+            break
         for _ in range(REFIT_PASSES):
-            if score >= CLEAR_GRID_SCORE or passes >= MAX_REFINES:
+            if score >= CLEAR_GRID_SCORE or refits >= MAX_REFITS:
                 break
             h2, s2 = refine_board(gray, apply_h(hb, hexagon_corners(1) * PLATE_RADIUS))
-            passes += 1
+            refits += 1
             if s2 <= score:
                 break
             hb, score = h2, s2
         best = pick_best(best, (score, hb, plate))
-        if score >= CLEAR_GRID_SCORE:
-            break
     t2 = time.perf_counter()
     if best is None or best[0] < MIN_GRID_SCORE:
         raise BoardNotLocatedError("no Trigon board found: no hexagon with a clear triangle grid in the picture")

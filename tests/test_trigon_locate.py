@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from lab.render.trigon import random_trigon_frame
+from vision.locate import BoardNotLocatedError
 from vision.read.trigon import locate as TL
 from vision.read.trigon.geometry import SQRT3, hexagon_corners
 from vision.read.trigon.grid import (
@@ -223,3 +224,68 @@ def test_dense_texture_masks_find_the_plate_on_a_veined_table_of_its_grey() -> N
     dense = [iou(m) for m in masks[-len(DENSE_TEXTURE):]]
     texture = iou(masks[-len(DENSE_TEXTURE) - 1])
     assert max(dense) >= 0.8 and max(dense) > texture
+
+
+def _fake_search(monkeypatch: pytest.MonkeyPatch, fits: list[tuple[float, float]],
+                 refit: dict[float, tuple[float, float]] | None = None) -> list[np.ndarray]:
+    """Outline candidates 0…n−1 whose grid fit (``refine_board``) gives ``fits[i]`` = (homography
+    x offset, score); a fit from an outline a fitted lattice implies gives ``refit[x offset]``.
+    Returns the outlines ``refine_board`` was called with."""
+    plates = [np.asarray(hexagon_corners(1) * (100 + 40 * i) + 300, np.float64) for i in range(len(fits))]
+    calls: list[np.ndarray] = []
+
+    def h_at(x: float) -> np.ndarray:
+        return np.array([[10.0, 0, x], [0, 10.0, 300.0], [0, 0, 1]])
+
+    def refine(_gray: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, float]:
+        calls.append(plate)
+        for p, (x, score) in zip(plates, fits, strict=True):
+            if np.allclose(p, plate):
+                return h_at(x), score
+        x0 = float(TL.apply_h(np.linalg.inv(h_at(0.0)), plate.mean(axis=0)[None])[0, 0]) * 10
+        x, score = (refit or {}).get(round(x0), (x0, -1.0))
+        return h_at(x), score
+
+    monkeypatch.setattr(TL, "candidate_hexagons", lambda _small, _n: [p.copy() for p in plates])
+    monkeypatch.setattr(TL, "refine_board", refine)
+    return calls
+
+
+def _x_offset(board: TL.TrigonBoard) -> float:
+    return float(TL.apply_h(board.homography, np.zeros((1, 2)))[0, 0])
+
+
+def test_a_clear_outline_ends_the_search_before_any_refit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first clear grid is the board: a later outline's higher score does not pick the
+    registration (among clear grids one a cell off can score higher), and nothing is refitted."""
+    calls = _fake_search(monkeypatch, [(300.0, 0.5), (320.0, 2.2), (340.0, 2.5)], refit={300: (305.0, 2.6)})
+    board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
+    assert board.score == pytest.approx(2.2) and _x_offset(board) == pytest.approx(320.0)
+    assert len(calls) == 2
+
+
+def test_without_a_clear_outline_the_fits_are_refitted_clearest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No outline gives a clear grid (a wrong one scores 1.1, above the bar to be a board): refitted
+    from their own lattices, the clearest fit first, the one that becomes clear is the board."""
+    calls = _fake_search(monkeypatch, [(300.0, 0.6), (320.0, 1.1)], refit={320: (321.0, 0.9), 300: (305.0, 2.3)})
+    board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
+    assert board.score == pytest.approx(2.3) and _x_offset(board) == pytest.approx(305.0)
+    assert len(calls) == 4
+
+
+def test_a_grid_not_yet_clear_is_fitted_again_from_its_own_outline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An outline too far off gives a grid below the bar; fitted again from the outline its lattice
+    implies, and again, the grid becomes clear and the board is found there."""
+    calls = _fake_search(monkeypatch, [(300.0, 0.6)], refit={300: (310.0, 1.2), 310: (312.0, 2.4)})
+    board = TL.locate_trigon(np.zeros((540, 720, 3), np.uint8))
+    assert board.score == pytest.approx(2.4) and _x_offset(board) == pytest.approx(312.0)
+    assert len(calls) == 1 + TL.REFIT_PASSES
+
+
+def test_the_search_keeps_to_its_budget_of_refits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many outlines, none clear: every outline is fitted once and at most ``MAX_REFITS`` refits
+    follow; nothing clear enough is no board."""
+    calls = _fake_search(monkeypatch, [(300.0 + 10 * i, 0.5) for i in range(8)])
+    with pytest.raises(BoardNotLocatedError):
+        TL.locate_trigon(np.zeros((540, 720, 3), np.uint8), max_candidates=8)
+    assert len(calls) == 8 + TL.MAX_REFITS

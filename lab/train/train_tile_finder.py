@@ -10,7 +10,7 @@
 weights of ``tile_finder.npz``, 2,123 patches, validation loss 0.143 → 0.135, 8 minutes on one
 thread beside other work. ``tile_finder.npz`` itself, which reads the finest level, was trained
 by this script as it stood at commit 40c6401, before frames were scaled: 920 frames shrunk to
-``WORK_SIZE``, 6 patches each, 12 epochs; docs/READERS_OTHER.md has its commands.)
+``WORK_SIZE``, 6 patches each, 12 epochs; docs/READER_TILES.md has its commands.)
 
 ``data`` renders frames of both games with seeds ``data_train_cli.TRAIN_SEED_BASE + start …`` (difficulties
 easy, normal and hard in turn; ``FRAME_SIZE``; every ``LOOSE_EVERY``-th frame a table of loose tiles,

@@ -17,7 +17,7 @@ threads beside other work):
 ``data --from-b DIR`` cuts the same crops from renderer B's cached pictures (``DIR`` as
 ``lab.render.povray.tiles`` fills it; seeds ``start …`` of both games, training typefaces only, never
 the benchmark's seeds from ``data_train_cli.B_BENCH_SEED``). The committed weights are the net above
-fine-tuned on the mix, at a third of the learning rate (docs/READERS_OTHER.md, "Learning from renderer
+fine-tuned on the mix, at a third of the learning rate (docs/READER_TILES.md, "Learning from renderer
 B's pictures", has the figures: renderer B's corner values 24.7 → 34.9 % (Trio Domino) and 64.9 →
 76.6 % (Triominos), the real photographs 46.0 → 54.1 %, the project's Trio Domino row 89.69 → 89.52 %)::
 

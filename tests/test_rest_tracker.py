@@ -367,3 +367,42 @@ def test_a_new_tile_counts_where_its_marks_changed_the_picture_not_only_its_cent
         == ["place"]
     reading = _scored([((0, 0), (2, 3, 4), None), ((1, 0), (3, 2, 3), None)], fmap)
     assert [d.kind for d in f.decide(session, reading, frame, META, marks_only)] == ["place"]
+
+
+def _marked_table(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], fmap: FieldMap,
+                  face: tuple[int, int, int] = (225, 230, 235), ink: tuple[int, int, int] = (20, 20, 20),
+                  gains: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> np.ndarray:
+    """A plain cloth with tiles on it, each corner's value written beside it (tiles that differ only in
+    their values differ only in their marks); ``gains``: the light on it, per channel."""
+    import cv2
+
+    img = np.full((720, 1280, 3), (70, 90, 60), np.uint8)
+    for cell, values in tiles:
+        px = fmap.to_image(np.array([vertex_xy(v) for v in vertices(cell)]))
+        cen = px.mean(axis=0)
+        cv2.fillPoly(img, [np.round(cen + (px - cen) * 0.92).astype(np.int32)], face)
+        for p, v in zip(cen + (px - cen) * 0.55, values, strict=True):
+            cv2.putText(img, str(v), (round(p[0]) - 6, round(p[1]) + 7), cv2.FONT_HERSHEY_SIMPLEX, 0.6, ink, 2)
+    return np.clip(img.astype(np.float32) * np.array(gains, np.float32), 0, 255).astype(np.uint8)
+
+
+def test_an_opening_tile_misread_where_it_lies_is_no_take_back_D_P1() -> None:
+    """The opening tile read with other values at two rests while the picture there has not changed
+    (a misread, not another tile laid in its place) is kept, and the next tile is the next player's;
+    a tile really replaced (its marks changed) is still a take-back."""
+    fmap = _similarity(-25.0, 50.0, (500.0, 300.0))
+
+    def run(shown_after: tuple[int, int, int]) -> list[str]:
+        session = Session(Header(game="trio_domino", players=("A", "B")))
+        f = TilesFollower("trio_domino")
+        opening = [((0, 0), (4, 5, 5))]
+        kinds = [d.kind for d in f.decide(session, _tiles_reading(opening, fmap, "trio_domino"),
+                                          Frame(0, 1.0, _marked_table(opening, fmap)), META)]
+        misread = _tiles_reading([((0, 0), (5, 5, 5))], fmap, "trio_domino")
+        shown = _marked_table([((0, 0), shown_after)], fmap)
+        for t in (2.0, 2.3, 2.6):
+            kinds += [d.kind for d in f.decide(session, misread, Frame(0, t, shown), META)]
+        return kinds
+
+    assert run((4, 5, 5)) == ["place"]  # the picture shows the tile laid: a misread
+    assert run((5, 5, 5))[:2] == ["place", "undo"]  # another tile lies there: taken back

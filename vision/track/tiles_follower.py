@@ -75,9 +75,11 @@ AGAIN_SIDES = 0.35
 LOOK_PX, LOOK_CHANGE, LOOK_SHARE = 24, 0.12, 0.25
 #: ... looked for within this share of a side of where the tile was (a small shift of the view)
 LOOK_SHIFT = 0.3
+#: a look is softened by this (Gaussian sigma, look px)
+LOOK_BLUR = 1.0
 #: the last tile's cell read with other values is another tile laid there only where more than this
 #: share of its look changed (another tile differs in its marks only; a misread changes nothing)
-REPLACED_SHARE = 0.05
+REPLACED_SHARE = 0.12
 
 
 @dataclass(frozen=True)
@@ -510,14 +512,17 @@ class TilesFollower:
             return None
         # the table or the camera may have shifted a little (less than ``MOVED``: not followed)
         side = float(np.mean([np.linalg.norm(px[i] - px[(i + 1) % 3]) for i in range(3)]))
-        steps = np.linspace(-LOOK_SHIFT, LOOK_SHIFT, 9) * side
-        best: float | None = None
-        for dx, dy in itertools.product(steps, steps):
-            now = tile_look(self._image, px + np.array([dx, dy]))
-            if now is not None:
-                share = look_change_share(before, now)
-                best = share if best is None else min(best, share)
-        return best
+        best = (2.0, 0.0, 0.0)  # (share, dx, dy)
+        # a coarse search, then a finer one around the best place (a pixel off shows sharp marks changed)
+        for span in (LOOK_SHIFT * side / 4, LOOK_SHIFT * side / 16):
+            x0, y0 = best[1], best[2]
+            for dx, dy in itertools.product(np.arange(-4, 5) * span + x0, np.arange(-4, 5) * span + y0):
+                now = tile_look(self._image, px + np.array([dx, dy]))
+                if now is not None:
+                    share = look_change_share(before, now)
+                    if share < best[0]:
+                        best = (share, float(dx), float(dy))
+        return None if best[0] > 1.0 else best[0]
 
     def _replaced(self, session: Session, last: tuple[int, TilePlace] | None, fits: list[Candidate | None],
                   frame: Frame, meta: EventMeta) -> Decision | None:
@@ -548,9 +553,9 @@ class TilesFollower:
 
 def tile_look(image: NDArray[Any], corners: F64) -> NDArray[np.float32] | None:
     """A tile's look: the picture over the tile's triangle warped to ``LOOK_PX`` square (the same
-    pixels whichever way the tile is named), each channel divided by its mean over the tile and a
-    ring around it (light changed or falling off divides out); ``None`` when the tile is not
-    wholly in the picture."""
+    pixels whichever way the tile is named), softened by ``LOOK_BLUR``, each channel divided by its
+    mean over the tile and a ring around it (a light changed or falling off divides out); ``None``
+    when the tile is not wholly in the picture."""
     c = np.asarray(corners, np.float64).reshape(3, 2)
     h, w = image.shape[:2]
     if image.ndim != 3 or c.min() < 0 or c[:, 0].max() >= w - 1 or c[:, 1].max() >= h - 1:
@@ -562,6 +567,10 @@ def tile_look(image: NDArray[Any], corners: F64) -> NDArray[np.float32] | None:
     dst = np.array([[LOOK_PX / 2, 0], [LOOK_PX - 1, LOOK_PX - 1], [0, LOOK_PX - 1]], np.float32)
     m = cv2.getAffineTransform(src, dst)
     patch = cv2.warpAffine(image, m, (LOOK_PX, LOOK_PX), flags=cv2.INTER_AREA).astype(np.float32) + 4.0
+    # softened so that a view off by a pixel or two (a nudge followed from the tiles' found corners)
+    # leaves sharp marks on a dark tile the same
+    if LOOK_BLUR > 0:
+        patch = np.asarray(cv2.GaussianBlur(patch, (0, 0), LOOK_BLUR), np.float32)
     x0, y0 = np.floor(np.clip(ring.min(axis=0), 0, None)).astype(int)
     x1, y1 = np.ceil(ring.max(axis=0)).astype(int)
     around = image[y0:y1 + 1, x0:x1 + 1].reshape(-1, 3).astype(np.float32).mean(axis=0) + 4.0

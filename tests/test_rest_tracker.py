@@ -409,7 +409,8 @@ def test_an_opening_tile_misread_where_it_lies_is_no_take_back_D_P1() -> None:
 
 
 def _dark_table(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], fmap: FieldMap) -> np.ndarray:
-    """A light cloth with dark tiles on it, each corner's value written in its own bright colour."""
+    """A light cloth with dark tiles on it, each corner's value written in its own bright colour, as a
+    camera sees it (a little soft)."""
     import cv2
 
     inks = [(90, 90, 230), (90, 200, 90), (230, 140, 90), (200, 90, 200), (90, 220, 220), (230, 230, 90)]
@@ -421,7 +422,7 @@ def _dark_table(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], fmap:
         for p, v in zip(cen + (px - cen) * 0.55, values, strict=True):
             cv2.putText(img, str(v), (round(p[0]) - 7, round(p[1]) + 8), cv2.FONT_HERSHEY_SIMPLEX, 0.7, inks[v], 2,
                         cv2.LINE_AA)
-    return img
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), 1.0), np.uint8)  # a camera's focus
 
 
 def test_a_dark_tile_the_reader_misses_after_a_nudge_and_a_light_change_is_kept() -> None:
@@ -432,7 +433,7 @@ def test_a_dark_tile_the_reader_misses_after_a_nudge_and_a_light_change_is_kept(
 
     session = Session(Header(game="triominos", players=("A", "B")))
     f = TilesFollower("triominos")
-    fmap = _similarity(40.0, 45.0, (640.0, 360.0))
+    fmap = _similarity(40.0, 60.0, (640.0, 360.0))
     laid = [((0, 0), (2, 3, 4)), ((1, 0), (3, 2, 3)), ((-1, 0), (4, 1, 2))]
 
     def look(tiles: list[tuple[tuple[int, int], tuple[int, int, int]]], image: np.ndarray, t: float,
@@ -441,7 +442,7 @@ def test_a_dark_tile_the_reader_misses_after_a_nudge_and_a_light_change_is_kept(
 
     for k in range(3):
         assert look(laid[:k + 1], _dark_table(laid[:k + 1], fmap), 1.0 + k) == ["place"]
-    # nudged by 2.5° and 12 px; the light warmer and dimmer; the tiles seen are found 1.8 px off
+    # nudged by 2.5° and 12 px; the light warmer and dimmer; the tiles seen are found 1.2 px off
     turn = np.asarray(cv2.getRotationMatrix2D((640.0, 360.0), -2.5, 1.0), np.float64)
     turn[:, 2] += np.array([12.0, -8.0])
 
@@ -449,7 +450,7 @@ def test_a_dark_tile_the_reader_misses_after_a_nudge_and_a_light_change_is_kept(
         img = cv2.warpAffine(_dark_table(shown, fmap), turn, (1280, 720), borderMode=cv2.BORDER_REPLICATE)
         return np.clip(img.astype(np.float32) * np.array([0.55, 0.7, 0.9], np.float32), 0, 255).astype(np.uint8)
 
-    seen_map = FieldMap(np.array([[1.0, 0.0, 1.5], [0.0, 1.0, -1.0], [0.0, 0.0, 1.0]])
+    seen_map = FieldMap(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, -0.7], [0.0, 0.0, 1.0]])
                         @ np.vstack([turn, [0.0, 0.0, 1.0]]) @ fmap.matrix)
     picture = nudged(laid)
     assert look(laid[:2], picture, 5.0, seen_map) == [] and look(laid[:2], picture, 5.3, seen_map) == [] \

@@ -79,8 +79,9 @@ LOOK_SHIFT = 0.3
 LOOK_BLUR = 1.0
 #: the last tile's cell read with other values is another tile laid there only where more than this
 #: share of its look changed (another tile differs in its marks only; a misread changes nothing).
-#: Rendered games (seeds 800-807, both tile games): misreads changed at most 0.03, tiles replaced
-#: 0.115 and more
+#: Rendered games (seeds 800-807 normal, both tile games, the renderer's phases as truth): a tile
+#: misread where it lay changed 0-0.03 of its look (10 readings), a tile laid in a taken-back one's
+#: place 0.245-0.45 (20), one reading with a hand reaching in 0.115
 REPLACED_SHARE = 0.08
 
 

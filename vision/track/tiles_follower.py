@@ -18,7 +18,7 @@ through the corners of its laid tiles (:mod:`tile_lattice`). At each rest:
    the likeliest legal combination is committed (the laid tile corrected first).
 4. An attempt still refused is reported once it has been seen the same at two rests in a row,
    and ``cleared`` when it is taken away. The last tile gone, or its cell showing other values,
-   at two rests in a row is undone.
+   at two rests in a row is undone, if its place in the picture changed too (else it is misread).
 5. An attempt is at most one tile: two or more new tiles beside the fields at one look are never
    committed nor reported (who laid which is not known); the board differs until one is left. A
    tile that would open a field is chosen among every loose tile in view (hands, the pile) as

@@ -51,9 +51,11 @@ Needs ``pip install '.[train]'`` (torch); nothing at run time does.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import cv2
@@ -82,6 +84,8 @@ U8 = NDArray[np.uint8]
 TRAIN_SEED_BASE = 3_000_000
 #: frame ``seed`` is rendered at ``DIFFICULTIES[seed % 4]``
 DIFFICULTIES = ("easy", "normal", "normal", "hard")
+#: renderer-B training pictures use seeds from here up (its benchmark uses seeds below 1,000,000)
+B_TRAIN_SEED_BASE = 1_000_000
 #: soft target of cells one cannot see (mostly under a hand or outside the picture): empty, each colour
 UNKNOWN = (0.52, 0.12)
 #: share of a cell's centre part that must be under a hand / in the picture for its label to count
@@ -132,6 +136,79 @@ def make_data(start: int, count: int, out: Path, exclude_lights: tuple[str, ...]
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **{k: np.array(v) for k, v in rec.items()})  # type: ignore[arg-type]
     print(f"data: wrote {count} frames to {out} in {time.time() - t0:.0f} s", file=sys.stderr)
+    return 0
+
+
+def b_frames(folders: list[Path], start: int, count: int) -> list[Any]:
+    """Renderer B's cached Trigon pictures of seeds ``B_TRAIN_SEED_BASE + start`` … ``+ count − 1``
+    in ``folders`` (``trigon_b_<seed>_<digest>.jpg`` with its labels' ``.json``), as frames with
+    ``image`` (BGR), ``labels`` and an empty ``masks["occluders"]`` (renderer B draws no hands);
+    benchmark seeds (below ``B_TRAIN_SEED_BASE``) are never taken."""
+    lo, hi = B_TRAIN_SEED_BASE + start, B_TRAIN_SEED_BASE + start + count
+    found: dict[int, tuple[Path, Path]] = {}
+    for folder in folders:
+        for lab in sorted(folder.glob("trigon_b_*.json")):
+            seed = int(lab.name.split("_")[2])
+            img = lab.with_suffix(".jpg")
+            if lo <= seed < hi and img.exists():
+                found.setdefault(seed, (img, lab))
+    frames = []
+    for seed in sorted(found):
+        img_path, lab_path = found[seed]
+        image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        frames.append(b_frame(np.asarray(image, np.uint8), json.loads(lab_path.read_text(encoding="utf-8"))))
+    return frames
+
+
+def b_frame(image: U8, labels: dict[str, Any]) -> Any:
+    """A renderer-B picture and its labels as a frame ``frame_truth`` / ``true_homography`` take."""
+    occ = np.zeros(image.shape[:2], np.uint8)
+    return SimpleNamespace(image=image, labels=labels, masks={"occluders": occ})
+
+
+def frame_record(f: Any, seed: int) -> dict[str, Any]:
+    """One frame's stored data: the net's views through the TRUE geometry (the labelled hexagon
+    corners) and through it moved by up to 0.2 cell, with each cell's label, share under a hand
+    and share in the view."""
+    h = true_homography(f)
+    rec: dict[str, Any] = dict(frame_truth(f, h))
+    views, valids, fracs = [], [], []
+    for hh in (h, moved(h, np.random.default_rng(seed))):
+        view, valid, _ = net_view(f.image, hh)
+        views.append(view)
+        valids.append(valid.astype(bool))
+        fracs.append(cell_means(valid.reshape(-1, 1).astype(np.float32))[:, 0].astype(np.float16))
+    rec["view"], rec["valid"], rec["vfrac"] = np.stack(views), np.stack(valids), np.stack(fracs)
+    rec["geom_err"] = geometry_error(f, h)
+    rec["side"] = int(f.labels["board"]["side"])
+    rec["seed"] = seed
+    return rec
+
+
+def make_data_b(folders: list[Path], start: int, count: int, out: Path) -> int:
+    """The net's views and labels of renderer B's cached pictures (``b_frames``) into ``out``."""
+    cv2.setNumThreads(1)
+    frames = b_frames(folders, start, count)
+    if not frames:
+        print(f"data: no renderer-B Trigon pictures of seeds {B_TRAIN_SEED_BASE + start}–"
+              f"{B_TRAIN_SEED_BASE + start + count - 1} in {', '.join(map(str, folders))}", file=sys.stderr)
+        return 2
+    keys = ("view", "valid", "vfrac", "label", "play", "inimg", "occ", "seed", "difficulty", "style", "light", "side",
+            "geom_err")
+    rec: dict[str, list[Any]] = {k: [] for k in keys}
+    t0 = time.time()
+    for f in frames:
+        r = frame_record(f, int(f.labels["seed"]))
+        r["difficulty"] = "povray"
+        r["style"] = str(f.labels["style"].get("board", "-"))
+        r["light"] = f"warmth {float(f.labels['style'].get('warmth', 0)):.2f}"
+        for k in keys:
+            rec[k].append(r[k])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **{k: np.array(v) for k, v in rec.items()})  # type: ignore[arg-type]
+    print(f"data: wrote {len(frames)} renderer-B frames to {out} in {time.time() - t0:.0f} s", file=sys.stderr)
     return 0
 
 
@@ -340,6 +417,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--count", type=int, default=100, help="frames to render")
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--exclude-lights", default="fluorescent", help="comma-separated lights left out ('' for none)")
+    d.add_argument("--from-b", type=Path, nargs="+", default=None, metavar="DIR",
+                   help="cut the views from renderer B's cached Trigon pictures in these folders instead "
+                        "(seeds B_TRAIN_SEED_BASE + start …)")
     t = sub.add_parser("train", help="train on data files (the last one is held back for validation)")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=12)
@@ -353,6 +433,11 @@ def main(argv: list[str] | None = None) -> int:
     if a.cmd == "data":
         if str(a.out.resolve()).startswith(str(Path(__file__).resolve().parents[2])):
             ap.error("write data under /tmp, not into the repository")
+        if a.from_b is not None:
+            missing_dirs = [str(p) for p in a.from_b if not p.is_dir()]
+            if missing_dirs:
+                ap.error(f"no such folder: {', '.join(missing_dirs)}")
+            return make_data_b(a.from_b, a.start, a.count, a.out)
         return make_data(a.start, a.count, a.out, tuple(x for x in a.exclude_lights.split(",") if x))
     missing = [str(p) for p in a.data if not p.exists()]
     if missing:

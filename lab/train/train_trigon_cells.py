@@ -13,7 +13,29 @@ one thread; ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1`` set)::
     python3 -m lab.train.train_trigon_cells train /tmp/trigon_cells/d_*.npz /tmp/trigon_cells/v_100000.npz \
         --epochs 10
 
-(defaults: ``--seed 5 --batch 16 --lr 3e-3 --threads 1``, lights without ``fluorescent``.) Data:
+(defaults: ``--seed 5 --batch 16 --lr 3e-3 --threads 1``, lights without ``fluorescent``.)
+
+A fine-tune on both renderers (NOT committed: it reads skin under a hand as red or yellow on an
+empty board, ``tests/test_trigon_cells.py``, and loses normal boards on the project renderer) was
+made from renderer B's cached training pictures, seeds 1,000,000–1,000,019 and 1,000,100–1,000,137
+(``python3 -m lab.render.povray.blokus --games trigon --first 1000000 --count 20 --cache
+/work/cache/i53col/b`` and ``--first 1000100 --count 40 --cache /work/cache/i53cell/b``, stopped
+after 38), their file given twice (weighed double)::
+
+    python3 -m lab.train.train_trigon_cells data --from-b /work/cache/i53col/b /work/cache/i53cell/b \
+        --start 0 --count 140 --out /tmp/i53cell/b_train.npz
+    python3 -m lab.train.train_trigon_cells data --start 1800 --count 100 --out /tmp/i53cell/d_1800.npz
+    python3 -m lab.train.train_trigon_cells data --start 100120 --count 20 --out /tmp/i53cell/v_100120.npz
+    python3 -m lab.train.train_trigon_cells train /tmp/i53cell/d_1800.npz /tmp/i53cell/b_train.npz \
+        /tmp/i53cell/b_train.npz /tmp/i53cell/v_100120.npz --init vision/models/trigon_cells.npz \
+        --epochs 12 --lr 1e-3 --out /tmp/i53cell/trigon_cells_b.npz
+
+(58 renderer-B frames in 6 s, 120 project frames in 110 s, 12 epochs of 432 views in 218 s.)
+Renderer B's Trigon bench: perfect 41.27 → 68.25 %, cells right on registered boards 98.46 →
+99.39 %; project renderer (``--frames 60 --seed 0``) normal perfect 45 → 30 %, hard cells right
+97.65 → 96.20 %. Next: several hundred project frames (with hands) beside renderer B's.
+
+The committed net's data:
 1,920 frames (seeds 3,000,000–3,001,799 for training, 3,100,000–3,100,119 for validation) in
 1,782 s (0.93 s a frame); training 1,415 s (10 epochs of ~140 s over 3,600 views). Validation
 (the 120 held-back frames, their cells in the picture): true geometry 0.9843 of cells right, 0.9989
@@ -39,6 +61,11 @@ measure how the net does under a light it has not seen). Per frame: the net's vi
 (``eval_trigon_cells.moved``: a located board is off by about that much), each cell's label in the
 side-9 frame (the three-player board's outer ring: empty), its share under a hand and in the view.
 
+Renderer B (``data --from-b DIR …``): its cached Trigon pictures (``trigon_b_<seed>_<digest>.jpg``
+and ``.json``, labels in the project renderer's format) of seeds ``B_TRAIN_SEED_BASE + start`` up
+(1,000,000 up; its benchmark uses seeds 0–62), cut the same way at the labelled hexagon corners
+(renderer B draws no hands: no cell is hidden).
+
 Training (``train``): both views of every frame of every file but the last (held back for
 validation), flipped left-right and/or top-bottom at random (the triangle grid maps onto itself;
 labels follow), with random per-channel and overall gains before the input is made. Cells mostly
@@ -51,9 +78,11 @@ Needs ``pip install '.[train]'`` (torch); nothing at run time does.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import cv2
@@ -82,6 +111,8 @@ U8 = NDArray[np.uint8]
 TRAIN_SEED_BASE = 3_000_000
 #: frame ``seed`` is rendered at ``DIFFICULTIES[seed % 4]``
 DIFFICULTIES = ("easy", "normal", "normal", "hard")
+#: renderer-B training pictures use seeds from here up (its benchmark uses seeds below 1,000,000)
+B_TRAIN_SEED_BASE = 1_000_000
 #: soft target of cells one cannot see (mostly under a hand or outside the picture): empty, each colour
 UNKNOWN = (0.52, 0.12)
 #: share of a cell's centre part that must be under a hand / in the picture for its label to count
@@ -132,6 +163,79 @@ def make_data(start: int, count: int, out: Path, exclude_lights: tuple[str, ...]
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **{k: np.array(v) for k, v in rec.items()})  # type: ignore[arg-type]
     print(f"data: wrote {count} frames to {out} in {time.time() - t0:.0f} s", file=sys.stderr)
+    return 0
+
+
+def b_frames(folders: list[Path], start: int, count: int) -> list[Any]:
+    """Renderer B's cached Trigon pictures of seeds ``B_TRAIN_SEED_BASE + start`` … ``+ count − 1``
+    in ``folders`` (``trigon_b_<seed>_<digest>.jpg`` with its labels' ``.json``), as frames with
+    ``image`` (BGR), ``labels`` and an empty ``masks["occluders"]`` (renderer B draws no hands);
+    benchmark seeds (below ``B_TRAIN_SEED_BASE``) are never taken."""
+    lo, hi = B_TRAIN_SEED_BASE + start, B_TRAIN_SEED_BASE + start + count
+    found: dict[int, tuple[Path, Path]] = {}
+    for folder in folders:
+        for lab in sorted(folder.glob("trigon_b_*.json")):
+            seed = int(lab.name.split("_")[2])
+            img = lab.with_suffix(".jpg")
+            if lo <= seed < hi and img.exists():
+                found.setdefault(seed, (img, lab))
+    frames = []
+    for seed in sorted(found):
+        img_path, lab_path = found[seed]
+        image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        frames.append(b_frame(np.asarray(image, np.uint8), json.loads(lab_path.read_text(encoding="utf-8"))))
+    return frames
+
+
+def b_frame(image: U8, labels: dict[str, Any]) -> Any:
+    """A renderer-B picture and its labels as a frame ``frame_truth`` / ``true_homography`` take."""
+    occ = np.zeros(image.shape[:2], np.uint8)
+    return SimpleNamespace(image=image, labels=labels, masks={"occluders": occ})
+
+
+def frame_record(f: Any, seed: int) -> dict[str, Any]:
+    """One frame's stored data: the net's views through the TRUE geometry (the labelled hexagon
+    corners) and through it moved by up to 0.2 cell, with each cell's label, share under a hand
+    and share in the view."""
+    h = true_homography(f)
+    rec: dict[str, Any] = dict(frame_truth(f, h))
+    views, valids, fracs = [], [], []
+    for hh in (h, moved(h, np.random.default_rng(seed))):
+        view, valid, _ = net_view(f.image, hh)
+        views.append(view)
+        valids.append(valid.astype(bool))
+        fracs.append(cell_means(valid.reshape(-1, 1).astype(np.float32))[:, 0].astype(np.float16))
+    rec["view"], rec["valid"], rec["vfrac"] = np.stack(views), np.stack(valids), np.stack(fracs)
+    rec["geom_err"] = geometry_error(f, h)
+    rec["side"] = int(f.labels["board"]["side"])
+    rec["seed"] = seed
+    return rec
+
+
+def make_data_b(folders: list[Path], start: int, count: int, out: Path) -> int:
+    """The net's views and labels of renderer B's cached pictures (``b_frames``) into ``out``."""
+    cv2.setNumThreads(1)
+    frames = b_frames(folders, start, count)
+    if not frames:
+        print(f"data: no renderer-B Trigon pictures of seeds {B_TRAIN_SEED_BASE + start}–"
+              f"{B_TRAIN_SEED_BASE + start + count - 1} in {', '.join(map(str, folders))}", file=sys.stderr)
+        return 2
+    keys = ("view", "valid", "vfrac", "label", "play", "inimg", "occ", "seed", "difficulty", "style", "light", "side",
+            "geom_err")
+    rec: dict[str, list[Any]] = {k: [] for k in keys}
+    t0 = time.time()
+    for f in frames:
+        r = frame_record(f, int(f.labels["seed"]))
+        r["difficulty"] = "povray"
+        r["style"] = str(f.labels["style"].get("board", "-"))
+        r["light"] = f"warmth {float(f.labels['style'].get('warmth', 0)):.2f}"
+        for k in keys:
+            rec[k].append(r[k])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, **{k: np.array(v) for k, v in rec.items()})  # type: ignore[arg-type]
+    print(f"data: wrote {len(frames)} renderer-B frames to {out} in {time.time() - t0:.0f} s", file=sys.stderr)
     return 0
 
 
@@ -340,6 +444,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--count", type=int, default=100, help="frames to render")
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--exclude-lights", default="fluorescent", help="comma-separated lights left out ('' for none)")
+    d.add_argument("--from-b", type=Path, nargs="+", default=None, metavar="DIR",
+                   help="cut the views from renderer B's cached Trigon pictures in these folders instead "
+                        "(seeds B_TRAIN_SEED_BASE + start …)")
     t = sub.add_parser("train", help="train on data files (the last one is held back for validation)")
     t.add_argument("data", type=Path, nargs="+")
     t.add_argument("--epochs", type=int, default=12)
@@ -353,6 +460,11 @@ def main(argv: list[str] | None = None) -> int:
     if a.cmd == "data":
         if str(a.out.resolve()).startswith(str(Path(__file__).resolve().parents[2])):
             ap.error("write data under /tmp, not into the repository")
+        if a.from_b is not None:
+            missing_dirs = [str(p) for p in a.from_b if not p.is_dir()]
+            if missing_dirs:
+                ap.error(f"no such folder: {', '.join(missing_dirs)}")
+            return make_data_b(a.from_b, a.start, a.count, a.out)
         return make_data(a.start, a.count, a.out, tuple(x for x in a.exclude_lights.split(",") if x))
     missing = [str(p) for p in a.data if not p.exists()]
     if missing:

@@ -141,3 +141,14 @@ def test_square_colour_named_by_model_and_picture_together() -> None:
     # either source alone gets one of them wrong: the picture's nearest centre for the olive square
     d = np.linalg.norm(olive - np.array([[-8.0, 60.0], [-30.0, -15.0]]), axis=1)
     assert d[1] < d[0]
+
+
+def test_covered_squares_model_decides_where_sure() -> None:
+    """Dark plastic the model is sure of stays covered however grey it looks after white balance;
+    a grey square the model is unsure of is empty; a square as colourful as a piece is covered
+    whatever the model says; between the bounds the model decides."""
+    from vision.read.blokus.colours import CHROMA_HIGH, CHROMA_LOW, SURE_COVERED, covered_squares
+
+    p_empty = np.array([SURE_COVERED / 2, 0.3, 0.95, 0.95, 0.3, 0.7])
+    chroma = np.array([CHROMA_LOW / 2, CHROMA_LOW / 2, CHROMA_HIGH + 5, CHROMA_HIGH - 5, CHROMA_LOW + 1, 15.0])
+    assert covered_squares(p_empty, chroma).tolist() == [True, False, True, False, True, False]

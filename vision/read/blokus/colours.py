@@ -3,7 +3,7 @@
 Two methods (``square_verdicts``' ``method``):
 
 ``"shared"`` (default): the piece-colour model shared with Trigon (``vision.read.piece_colours``)
-tells covered squares from empty ones: each square's inner ``SHARED_INNER`` share is sampled at
+tells covered squares from empty ones (``covered_squares``): each square's inner ``SHARED_INNER`` share is sampled at
 7 × 7 points of the straight-on view (``square_samples``) and judged relative to the board's
 reference grey, glare left out. A covered square's colour is voted by the model's colour scores
 together with the picture's own piece colours (``name_colours``; ``picture_centres``: the rule's
@@ -182,23 +182,35 @@ def square_samples(image: U8, h_units_img: F64, n: int) -> U8:
 
 def classify_squares_shared(image: U8, h_units_img: F64, n: int, colours: tuple[str, ...]) -> list[list[SquareColour]]:
     """Verdicts (rows from the top) among ``colours``: the shared model tells covered from empty
-    within the rule's sure bounds (chroma below ``CHROMA_LOW`` empty, above ``CHROMA_HIGH``
-    covered); a covered square's colour is voted by the model and the picture's own piece colours
-    (``name_colours``)."""
+    (``covered_squares``, within the rule's chroma bounds where it is unsure); a covered
+    square's colour is voted by the model and the picture's own piece colours (``name_colours``)."""
     view = board_view(image, h_units_img, n)
     raw = piece_colours.samples(view, piece_colours.square_points(n, UNIT, SHARED_INNER))
     _verdicts, p = piece_colours.classify(raw, colours)
     lab = to_lab(white_balance(balanced_medians(view, n))).reshape(-1, 3)
     chroma = np.hypot(lab[:, 1], lab[:, 2])
-    # the rule's sure bounds hold over the model: a square as colourful as a piece is one (colours
-    # beyond what the renders showed, like a real edition's saturated blue), a grey one is empty
-    covered = ((p[:, 0] < 0.5) & (chroma >= CHROMA_LOW)) | (chroma >= CHROMA_HIGH)
+    covered = covered_squares(p[:, 0], chroma)
     p[:, 0] = np.where(covered, np.minimum(p[:, 0], 0.49), np.maximum(p[:, 0], 0.51))
     near, margin = name_colours(np.asarray(p[:, 1:], np.float64), lab[:, 1:], covered, colours)
     out = [SquareColour(colours[int(near[i])] if covered[i] else None,
                         float(min(1.0 - p[i, 0], 0.5 + 0.5 * margin[i]) if covered[i] else p[i, 0]), float(chroma[i]))
            for i in range(n * n)]
     return [out[r * n:(r + 1) * n] for r in range(n)]
+
+
+def covered_squares(p_empty: NDArray[np.floating], chroma: F64) -> NDArray[np.bool_]:
+    """Which squares hold a piece, from the model's probability of empty and each square's Lab
+    chroma after white balance. The rule's bounds hold over the model where it is unsure: a square
+    as colourful as a piece (``CHROMA_HIGH`` or more) is one (colours beyond what the renders
+    showed, like a real edition's saturated blue), and a grey one (below ``CHROMA_LOW``) is empty
+    unless the model is sure it is covered (empty below ``SURE_COVERED``): dark plastic under a
+    warm lamp falls under that bound, and the model tells it from bare board."""
+    grey_ok = (chroma >= CHROMA_LOW) | (p_empty < SURE_COVERED)
+    return np.asarray(((p_empty < 0.5) & grey_ok) | (chroma >= CHROMA_HIGH), np.bool_)
+
+
+#: the model's probability of empty under which a grey square is still covered
+SURE_COVERED = 0.1
 
 
 #: spread (Lab a*b* units) of a piece colour's squares around the picture's own centre for it

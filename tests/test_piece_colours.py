@@ -106,3 +106,49 @@ def test_rendered_trigon_board_reads_right() -> None:
     counted = truth["play"] & truth["inimg"] & (truth["occ"].astype(np.float32) < 0.1)
     assert (truth["label"][counted] > 0).sum() > 20
     assert (got[counted] == truth["label"][counted]).all()
+
+
+def _clusters(rng: np.random.Generator, centres: dict[str, tuple[float, float]], per: int
+              ) -> tuple[np.ndarray, list[str]]:
+    """Lab a*b* of ``per`` covered squares around each picture centre (spread 4 units)."""
+    ab = np.concatenate([np.array(c)[None, :] + rng.normal(0, 4, (per, 2)) for c in centres.values()])
+    return ab, [name for name in centres for _ in range(per)]
+
+
+def test_square_colour_named_by_model_and_picture_together() -> None:
+    """A covered square's colour is voted by the model and the picture's own colours: the model
+    carries an olive yellow that sits nearer the picture's green, and the picture carries an
+    edition's bluish green that the model takes for blue."""
+    from vision.read.blokus.colours import name_colours
+
+    rng = np.random.default_rng(7)
+    colours = ("blue", "yellow", "red", "green")
+    # the picture's own colours: a yellow gone olive, a green gone teal (still far from blue)
+    ab, truth = _clusters(rng, {"blue": (30.0, -65.0), "yellow": (-8.0, 60.0), "red": (60.0, 40.0),
+                                "green": (-30.0, -15.0)}, 12)
+    olive = np.array([[-22.0, 18.0]])  # between the yellow and green centres, nearer green
+    p = np.full((len(ab) + 1, 4), 0.02)
+    for i, name in enumerate(truth):
+        # the model is sure of every square, but takes the teal greens for blue
+        p[i, colours.index("blue" if name == "green" else name)] = 0.94
+    p[-1] = [0.01, 0.93, 0.01, 0.05]  # the model is sure the olive square is yellow
+    ab_all = np.concatenate([ab, olive])
+    near, margin = name_colours(p, ab_all, np.ones(len(ab_all), bool), colours)
+    got = [colours[k] for k in near]
+    assert got[:-1] == truth
+    assert got[-1] == "yellow"
+    assert margin.min() >= 0 and margin.max() <= 1
+    # either source alone gets one of them wrong: the picture's nearest centre for the olive square
+    d = np.linalg.norm(olive - np.array([[-8.0, 60.0], [-30.0, -15.0]]), axis=1)
+    assert d[1] < d[0]
+
+
+def test_covered_squares_model_decides_where_sure() -> None:
+    """Dark plastic the model is sure of stays covered however grey it looks after white balance;
+    a grey square the model is unsure of is empty; a square as colourful as a piece is covered
+    whatever the model says; between the bounds the model decides."""
+    from vision.read.blokus.colours import CHROMA_HIGH, CHROMA_LOW, SURE_COVERED, covered_squares
+
+    p_empty = np.array([SURE_COVERED / 2, 0.3, 0.95, 0.95, 0.3, 0.7])
+    chroma = np.array([CHROMA_LOW / 2, CHROMA_LOW / 2, CHROMA_HIGH + 5, CHROMA_HIGH - 5, CHROMA_LOW + 1, 15.0])
+    assert covered_squares(p_empty, chroma).tolist() == [True, False, True, False, True, False]

@@ -333,7 +333,12 @@ def _with_arm(image: U8, before: BlokusRender, after: BlokusRender, reach: float
     src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
     hm = cv2.getPerspectiveTransform(src, after.corners_px.astype(np.float32))
     q = np.c_[pts, np.ones(len(pts))] @ hm.T
-    target = (q[:, :2] / q[:, 2:3]).mean(axis=0)
+    return arm_towards(image, (q[:, :2] / q[:, 2:3]).mean(axis=0), reach, rng)
+
+
+def arm_towards(image: U8, target: NDArray[np.float64], reach: float, rng: np.random.Generator) -> U8:
+    """``image`` with a flat skin-toned arm from the picture's bottom edge reaching ``reach`` of the
+    way to the pixel ``target``."""
     h, w = image.shape[:2]
     base = np.array([target[0] + rng.uniform(-0.1, 0.1) * w, h + 20.0])
     tip = base + reach * (target - base)

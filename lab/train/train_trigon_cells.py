@@ -138,25 +138,11 @@ def make_data(start: int, count: int, out: Path, exclude_lights: tuple[str, ...]
         seed = TRAIN_SEED_BASE + start + i
         diff = DIFFICULTIES[seed % len(DIFFICULTIES)]
         f = random_trigon_frame(seed, diff, pool)
-        h = true_homography(f)
-        truth = frame_truth(f, h)
-        views, valids, fracs = [], [], []
-        for hh in (h, moved(h, np.random.default_rng(seed))):
-            view, valid, _ = net_view(f.image, hh)
-            views.append(view)
-            valids.append(valid.astype(bool))
-            fracs.append(cell_means(valid.reshape(-1, 1).astype(np.float32))[:, 0].astype(np.float16))
-        rec["view"].append(np.stack(views))
-        rec["valid"].append(np.stack(valids))
-        rec["vfrac"].append(np.stack(fracs))
-        for k, v in truth.items():
+        for k, v in frame_record(f, seed).items():
             rec[k].append(v)
-        rec["seed"].append(seed)
         rec["difficulty"].append(diff)
         rec["style"].append(f.labels["style"]["board_style"])
         rec["light"].append(f.labels["style"]["light"])
-        rec["side"].append(int(f.labels["board"]["side"]))
-        rec["geom_err"].append(geometry_error(f, h))
         if (i + 1) % 20 == 0:
             print(f"data: {i + 1}/{count} frames ({(time.time() - t0) / (i + 1):.2f} s each)", file=sys.stderr,
                   flush=True)

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from engine.core.header import Header
 from engine.core.session import Session
 from engine.polyform.events import PolyformPlace
+from lab.render.blokus import arm_towards
 from lab.render.frame import RenderedFrame
 from lab.render.povray.blokus import (
     BLOKUS_RENDERER_VERSION,
@@ -152,18 +152,7 @@ def arm_over(image: U8, sc: BlokusPovScene, piece: BlokusPiece, reach: float, rn
     to ``piece`` (its centre projected by the scene's camera)."""
     centre = np.mean([sc.cell_polygon(c).mean(axis=0) for c in piece.cells], axis=0)
     target = sc.camera.project(np.array([[centre[0], centre[1], -PIECE_LIFT - PIECE_THICK]]))[0]
-    h, w = image.shape[:2]
-    base = np.array([target[0] + rng.uniform(-0.1, 0.1) * w, h + 20.0])
-    tip = base + reach * (target - base)
-    width = 0.07 * min(w, h)
-    d = tip - base
-    normal = np.array([-d[1], d[0]]) / max(1e-6, float(np.hypot(*d))) * width / 2
-    arm = np.array([base - normal, base + normal, tip + normal, tip - normal], np.int32)
-    out = image.copy()
-    skin = (float(rng.uniform(90, 140)), float(rng.uniform(130, 170)), float(rng.uniform(180, 220)))
-    cv2.fillConvexPoly(out, arm, skin)
-    cv2.circle(out, (int(tip[0]), int(tip[1])), int(width * 0.6), skin, -1)
-    return out
+    return arm_towards(image, np.asarray(target, np.float64), reach, rng)
 
 
 def still_frames(sg: StillsGame, stills: list[RenderedFrame], hold: int = 6, arm: bool = True

@@ -252,7 +252,7 @@ def _torch_net() -> Any:
     for _c, _o, s in LAYERS:
         size = (size - 1) // s + 1
 
-    class Net(nn.Module):
+    class Net(nn.Module):  # type: ignore[misc,unused-ignore]
         def __init__(self) -> None:
             super().__init__()
             self.body = nn.Sequential(*layers)

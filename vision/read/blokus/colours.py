@@ -3,13 +3,11 @@
 Two methods (``square_verdicts``' ``method``):
 
 ``"shared"`` (default): the piece-colour model shared with Trigon (``vision.read.piece_colours``)
-tells covered squares from empty ones (``covered_squares``): each square's inner ``SHARED_INNER`` share is sampled at
+tells covered squares from empty ones: each square's inner ``SHARED_INNER`` share is sampled at
 7 × 7 points of the straight-on view (``square_samples``) and judged relative to the board's
-reference grey, glare left out. A covered square's colour is voted by the model's colour scores
-together with the picture's own piece colours (``name_colours``; ``picture_centres``: the rule's
-k-means below, over the covered squares only), so an edition whose green is bluish, or a
-camera's cast, is read by the picture's own colours, and a square the picture's clusters leave
-open by the model.
+reference grey, glare left out. A covered square then takes the nearest of the picture's own
+piece colours (``picture_colours``: the rule's k-means below, over the covered squares only), so
+an edition whose green is bluish, or a camera's cast, is read by the picture's own colours.
 
 ``"rule"`` (the earlier method, kept for comparison): the board is sampled straight on at
 ``UNIT`` pixels per square; a square's colour is the per-channel median of its inner part
@@ -182,66 +180,30 @@ def square_samples(image: U8, h_units_img: F64, n: int) -> U8:
 
 def classify_squares_shared(image: U8, h_units_img: F64, n: int, colours: tuple[str, ...]) -> list[list[SquareColour]]:
     """Verdicts (rows from the top) among ``colours``: the shared model tells covered from empty
-    (``covered_squares``, within the rule's chroma bounds where it is unsure); a covered
-    square's colour is voted by the model and the picture's own piece colours (``name_colours``)."""
+    within the rule's sure bounds (chroma below ``CHROMA_LOW`` empty, above ``CHROMA_HIGH``
+    covered); a covered square takes the nearest of the picture's own piece colours
+    (``picture_colours``)."""
     view = board_view(image, h_units_img, n)
     raw = piece_colours.samples(view, piece_colours.square_points(n, UNIT, SHARED_INNER))
     _verdicts, p = piece_colours.classify(raw, colours)
     lab = to_lab(white_balance(balanced_medians(view, n))).reshape(-1, 3)
     chroma = np.hypot(lab[:, 1], lab[:, 2])
-    covered = covered_squares(p[:, 0], chroma)
+    # the rule's sure bounds hold over the model: a square as colourful as a piece is one (colours
+    # beyond what the renders showed, like a real edition's saturated blue), a grey one is empty
+    covered = ((p[:, 0] < 0.5) & (chroma >= CHROMA_LOW)) | (chroma >= CHROMA_HIGH)
     p[:, 0] = np.where(covered, np.minimum(p[:, 0], 0.49), np.maximum(p[:, 0], 0.51))
-    near, margin = name_colours(np.asarray(p[:, 1:], np.float64), lab[:, 1:], covered, colours)
+    near, margin = picture_colours(lab[:, 1:], covered, colours)
     out = [SquareColour(colours[int(near[i])] if covered[i] else None,
                         float(min(1.0 - p[i, 0], 0.5 + 0.5 * margin[i]) if covered[i] else p[i, 0]), float(chroma[i]))
            for i in range(n * n)]
     return [out[r * n:(r + 1) * n] for r in range(n)]
 
 
-def covered_squares(p_empty: NDArray[np.floating], chroma: F64) -> NDArray[np.bool_]:
-    """Which squares hold a piece, from the model's probability of empty and each square's Lab
-    chroma after white balance. The rule's bounds hold over the model where it is unsure: a square
-    as colourful as a piece (``CHROMA_HIGH`` or more) is one (colours beyond what the renders
-    showed, like a real edition's saturated blue), and a grey one (below ``CHROMA_LOW``) is empty
-    unless the model is sure it is covered (empty below ``SURE_COVERED``): dark plastic under a
-    warm lamp falls under that bound, and the model tells it from bare board."""
-    grey_ok = (chroma >= CHROMA_LOW) | (p_empty < SURE_COVERED)
-    return np.asarray(((p_empty < 0.5) & grey_ok) | (chroma >= CHROMA_HIGH), np.bool_)
-
-
-#: the model's probability of empty under which a grey square is still covered
-SURE_COVERED = 0.1
-
-
-#: spread (Lab a*b* units) of a piece colour's squares around the picture's own centre for it
-PICTURE_SIGMA = 15.0
-
-
-def name_colours(p_colours: F64, ab: F64, covered: NDArray[np.bool_], colours: tuple[str, ...]
-                 ) -> tuple[NDArray[np.int64], F64]:
-    """Each covered square's colour (index into ``colours``) and its margin 0–1: the model's colour
-    scores (``p_colours``, squares × colours) and the picture's own colours (``picture_centres``'
-    centres, a Gaussian of ``PICTURE_SIGMA`` around each) vote together, in log terms. The model
-    carries a square the picture's clusters leave open (a yellow gone olive under a dim lamp sits
-    between the yellow and green centres); the picture outvotes a model that is unsure, or sure of
-    a colour whose centre is far (an edition's bluish green is near the picture's green centre)."""
-    centres = picture_centres(ab, covered, colours)
-    d = np.linalg.norm(ab[:, None, :] - centres[None, :, :], axis=2)
-    pc = p_colours / np.maximum(p_colours.sum(axis=1, keepdims=True), 1e-12)
-    score = np.log(np.maximum(pc, 1e-6)) - d ** 2 / (2 * PICTURE_SIGMA ** 2)
-    post = np.exp(score - score.max(axis=1, keepdims=True))
-    post /= post.sum(axis=1, keepdims=True)
-    order = np.argsort(-post, axis=1)
-    rows = np.arange(len(ab))
-    second = post[rows, order[:, 1]] if len(colours) > 1 else np.zeros(len(ab))
-    margin = np.clip(post[rows, order[:, 0]] - second, 0, 1)
-    return np.asarray(order[:, 0], np.int64), np.asarray(margin, np.float64)
-
-
-def picture_centres(ab: F64, covered: NDArray[np.bool_], colours: tuple[str, ...]) -> F64:
-    """The picture's own piece colours (Lab a*b*, one row per ``colours``): centres start at the
-    nominal colours (``PROTOTYPES``) and move to the medians of the covered squares nearest them
-    (``KMEANS_ROUNDS``)."""
+def picture_colours(ab: F64, covered: NDArray[np.bool_], colours: tuple[str, ...]) -> tuple[NDArray[np.int64], F64]:
+    """The nearest of the picture's own piece colours for every square (index into ``colours``) and
+    its margin 0–1 over the second nearest: centres start at the nominal colours (``PROTOTYPES``,
+    Lab a*b*) and move to the medians of the covered squares nearest them (``KMEANS_ROUNDS``), so
+    a lamp's or a camera's cast, or an edition's own shades (a bluish green), shift them together."""
     centres = to_lab(np.array([PROTOTYPES[c][::-1] for c in colours], np.float64))[:, 1:]
     for _ in range(KMEANS_ROUNDS):
         d = np.linalg.norm(ab[:, None, :] - centres[None, :, :], axis=2)
@@ -250,7 +212,13 @@ def picture_centres(ab: F64, covered: NDArray[np.bool_], colours: tuple[str, ...
             sel = covered & (near == k)
             if sel.sum() >= 3:
                 centres[k] = np.median(ab[sel], axis=0)
-    return np.asarray(centres, np.float64)
+    d = np.linalg.norm(ab[:, None, :] - centres[None, :, :], axis=2)
+    order = np.argsort(d, axis=1)
+    rows = np.arange(len(ab))
+    best = d[rows, order[:, 0]]
+    second = d[rows, order[:, 1]] if len(colours) > 1 else np.full(len(ab), np.inf)
+    margin = np.where(np.isfinite(second), np.clip((second - best) / np.maximum(second, 1e-6) * 2, 0, 1), 1.0)
+    return np.asarray(order[:, 0], np.int64), np.asarray(margin, np.float64)
 
 
 def square_verdicts(image: U8, h_units_img: F64, n: int, colours: tuple[str, ...], method: str = "shared"

@@ -156,24 +156,29 @@ def training_frames(start: int, count: int) -> Any:
     """``count`` frames of ``FRAME_SIZE`` from seed ``TRAIN_SEED_BASE + start`` (games and
     difficulties in turn as ``tile_frames``), every ``LOOSE_EVERY``-th a table of loose tiles, half
     of those wooden tiles on printed oilcloth or paper; each with the generator that picks patches."""
-    from lab.render.triangles import random_loose_frame, random_triangles_frame
-
     rng = np.random.default_rng(start)
     t0 = time.time()
     for i in range(count):
-        seed = TRAIN_SEED_BASE + start + i
-        game, diff = GAMES[i % 2], DIFFICULTIES[seed % len(DIFFICULTIES)]
-        if i % LOOSE_EVERY == LOOSE_EVERY - 1:
-            wooden = rng.random() < 0.5
-            face = ("walnut_colour_pips", "oak_colour_pips", "walnut_black_pips")[i % 3] if wooden else None
-            table = ("oilcloth_fruit", "oilcloth_leaves", "paper_plain")[(i // 3) % 3] if wooden else None
-            yield random_loose_frame(game, seed, diff, face, table, FRAME_SIZE), rng
-        else:
-            yield random_triangles_frame(game, seed, diff, size=FRAME_SIZE), rng
+        yield mixed_frame(i, TRAIN_SEED_BASE + start + i, rng, FRAME_SIZE), rng
         if (i + 1) % 20 == 0:
             print(f"data: {i + 1}/{count} frames ({(time.time() - t0) / (i + 1):.2f} s each)", file=sys.stderr,
                   flush=True)
 
+
+
+def mixed_frame(i: int, seed: int, rng: np.random.Generator, size: tuple[int, int] | None = None,
+                loose_every: int = LOOSE_EVERY) -> Any:
+    """The ``i``-th picture of a training mix: a field of tiles, or every ``loose_every``-th a table of
+    loose tiles, half of those wooden tiles on printed oilcloth or paper."""
+    from lab.render.triangles import random_loose_frame, random_triangles_frame
+
+    game, diff = GAMES[i % 2], DIFFICULTIES[seed % len(DIFFICULTIES)]
+    if i % loose_every == loose_every - 1:
+        wooden = rng.random() < 0.5
+        face = ("walnut_colour_pips", "oak_colour_pips", "walnut_black_pips")[i % 3] if wooden else None
+        table = ("oilcloth_fruit", "oilcloth_leaves", "paper_plain")[(i // 3) % 3] if wooden else None
+        return random_loose_frame(game, seed, diff, face, table, size)
+    return random_triangles_frame(game, seed, diff, size=size)
 
 def make_data(start: int, count: int, out: Path) -> int:
     """Render ``count`` frames (``training_frames``) into ``out``."""

@@ -55,7 +55,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.train.data_train_cli import B_BENCH_SEED, DIFFICULTIES, GAMES, TRAIN_SEED_BASE
+from lab.train.data_train_cli import B_BENCH_SEED, GAMES, TRAIN_SEED_BASE
 from vision.read.tritiles.outline import CANON, CROP, LAYERS, OUTLINE_PATH, OUTPUTS, SIDE, clockwise, crop
 
 F64 = NDArray[np.float64]
@@ -188,19 +188,11 @@ def picture_examples(image: U8, labels: dict[str, Any], rng: np.random.Generator
 
 def project_pictures(start: int, count: int) -> Iterator[tuple[U8, dict[str, Any]]]:
     """The project renderer's training pictures (see the module's docstring)."""
-    from lab.render.triangles import random_loose_frame, random_triangles_frame
+    from lab.train.train_tile_finder import mixed_frame
 
     rng = np.random.default_rng(start)
     for i in range(start, start + count):
-        seed = TRAIN_SEED_BASE + SEED_OFFSET + i
-        game, diff = GAMES[i % 2], DIFFICULTIES[seed % len(DIFFICULTIES)]
-        if i % LOOSE_EVERY == LOOSE_EVERY - 1:
-            wooden = rng.random() < 0.5
-            face = ("walnut_colour_pips", "oak_colour_pips", "walnut_black_pips")[i % 3] if wooden else None
-            table = ("oilcloth_fruit", "oilcloth_leaves", "paper_plain")[(i // 3) % 3] if wooden else None
-            f = random_loose_frame(game, seed, diff, face, table)
-        else:
-            f = random_triangles_frame(game, seed, diff)
+        f = mixed_frame(i, TRAIN_SEED_BASE + SEED_OFFSET + i, rng, loose_every=LOOSE_EVERY)
         yield f.image, f.labels
 
 
